@@ -1,0 +1,77 @@
+// types.wgsl — the structs shared by every kernel, and the only place they are declared.
+// Each member carries its byte offset and size; src/layout/ holds the same numbers as offset
+// tables for the TS packers, and test/cpu/layout.test.ts reflects the linked kernels with
+// wgsl_reflect and fails if the two ever differ.
+// Constants (EPS_DIR, F32_MAX, FACE_*, HIT_FLAG_*, BOX_TILE, …) are emitted from
+// src/constants.ts by the link manifest (src/gpu/shaders.ts) ahead of this chunk.
+
+// An oriented box: centre, half extents and the first two axes; w = cross(u, v) (right-handed).
+struct Obb {
+  center: vec3f,     // offset(0) size(12)
+  hx: f32,           // offset(12) size(4)
+  u: vec3f,          // offset(16) size(12)
+  hy: f32,           // offset(28) size(4)
+  v: vec3f,          // offset(32) size(12)
+  hz: f32,           // offset(44) size(4)
+}                    // size(48)
+
+// A ray: unit direction; maxDistance is F32_MAX for "unbounded"; mask is ANDed with the box
+// mask; exclude is a box index the ray must not hit (NO_BOX for none).
+struct Ray {
+  origin: vec3f,     // offset(0) size(12)
+  maxDistance: f32,  // offset(12) size(4)
+  direction: vec3f,  // offset(16) size(12)
+  mask: u32,         // offset(28) size(4)
+  exclude: u32,      // offset(32) size(4)
+}                    // size(48)
+
+// Closest hit of one ray: box = NO_BOX on a miss; face = FACE_NONE when there is no face.
+struct Hit {
+  t: f32,            // offset(0) size(4)
+  box: u32,          // offset(4) size(4)
+  face: u32,         // offset(8) size(4)
+  flags: u32,        // offset(12) size(4)
+}                    // size(16)
+
+// World hit point and outward normal, written when the caller asks for them (render input).
+struct HitGeometry {
+  point: vec3f,      // offset(0) size(12)
+  t: f32,            // offset(12) size(4)
+  normal: vec3f,     // offset(16) size(12)
+  box: u32,          // offset(28) size(4)
+}                    // size(32)
+
+// One entry of the all-hits list: faceFlags = face | (flags << 8).
+struct HitRecord {
+  ray: u32,          // offset(0) size(4)
+  box: u32,          // offset(4) size(4)
+  t: f32,            // offset(8) size(4)
+  faceFlags: u32,    // offset(12) size(4)
+}                    // size(16)
+
+// SAT result of one pair: overlap is 1 when gap <= tolerance.
+struct PairResult {
+  gap: f32,          // offset(0) size(4)
+  axis: u32,         // offset(4) size(4)
+  overlap: u32,      // offset(8) size(4)
+}                    // size(12)
+
+// Uniform parameters of the ray batch kernels.
+struct RayParams {
+  rayCount: u32,     // offset(0) size(4)
+  boxCount: u32,     // offset(4) size(4)
+  flags: u32,        // offset(8) size(4)  RAY_OPT_* bits
+  capacity: u32,     // offset(12) size(4) all-hits list capacity
+}                    // size(16)
+
+// Uniform parameters of the box-pair kernels. offsetB = originB − originA moves set B into
+// set A's floating-origin frame (zero when both sides come from one set).
+struct PairParams {
+  offsetB: vec3f,    // offset(0) size(12)
+  tolerance: f32,    // offset(12) size(4)
+  countA: u32,       // offset(16) size(4)
+  countB: u32,       // offset(20) size(4)
+  pairCount: u32,    // offset(24) size(4)
+  flags: u32,        // offset(28) size(4) PAIR_OPT_* bits
+  capacity: u32,     // offset(32) size(4) pair list capacity
+}                    // size(48)

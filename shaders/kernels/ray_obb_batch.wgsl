@@ -1,0 +1,169 @@
+// ray_obb_batch.wgsl — rays × box set, brute force with workgroup-memory tiling.
+// Entry points: closestHit, anyHit, allHits (one invocation per ray).
+// Bindings (group 0): 0 params: RayParams (uniform); 1 boxes: array<Obb>; 2 boxMasks: array<u32>
+//   (read only when RAY_OPT_BOX_MASKS is set); 3 rays: array<Ray>; closestHit: 4 hits: array<Hit>,
+//   5 geometry: array<HitGeometry> (written when RAY_OPT_GEOMETRY is set); anyHit: 6 flags:
+//   array<u32>; allHits: 7 records: array<HitRecord>, 8 counter: atomic<u32>.
+// Workgroup size: override WG (default 64). Each workgroup stages BOX_TILE boxes at a time in
+// workgroup memory, so every box is read from storage once per workgroup, not once per ray.
+// Dispatch: a 2D grid (x ≤ 65,535) covers more than 65,535 workgroups; rays are numbered
+// (wid.x + wid.y × nwg.x) × WG + lid. CPU twins: closestHit/anyHit/allHits in src/reference/raycast.ts.
+
+override WG: u32 = 64u;
+
+@group(0) @binding(0) var<uniform> params: RayParams;
+@group(0) @binding(1) var<storage, read> boxes: array<Obb>;
+@group(0) @binding(2) var<storage, read> boxMasks: array<u32>;
+@group(0) @binding(3) var<storage, read> rays: array<Ray>;
+@group(0) @binding(4) var<storage, read_write> hits: array<Hit>;
+@group(0) @binding(5) var<storage, read_write> geometry: array<HitGeometry>;
+@group(0) @binding(6) var<storage, read_write> anyFlags: array<u32>;
+@group(0) @binding(7) var<storage, read_write> records: array<HitRecord>;
+@group(0) @binding(8) var<storage, read_write> counter: atomic<u32>;
+
+var<workgroup> tileBoxes: array<Obb, BOX_TILE>;
+var<workgroup> tileMasks: array<u32, BOX_TILE>;
+
+fn rayIndexOf(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
+  return (wid.x + wid.y * nwg.x) * WG + lid;
+}
+
+// Stages boxes [base, base + BOX_TILE) in workgroup memory. Called in uniform control flow.
+fn loadTile(base: u32, lid: u32) {
+  for (var k = lid; k < BOX_TILE; k += WG) {
+    let i = base + k;
+    if (i < params.boxCount) {
+      tileBoxes[k] = boxes[i];
+      if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
+        tileMasks[k] = boxMasks[i];
+      } else {
+        tileMasks[k] = 0xffffffffu;
+      }
+    }
+  }
+}
+
+// The filters every ray query applies before the slab test.
+fn rayAccepts(ray: Ray, boxIndex: u32, boxMask: u32) -> bool {
+  return (ray.mask & boxMask) != 0u && ray.exclude != boxIndex;
+}
+
+fn tileCount(base: u32) -> u32 {
+  return min(BOX_TILE, params.boxCount - base);
+}
+
+@compute @workgroup_size(WG)
+fn closestHit(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  let live = r < params.rayCount;
+  var ray: Ray;
+  if (live) {
+    ray = rays[r];
+  }
+  let solid = (params.flags & RAY_OPT_NOT_SOLID) == 0u;
+  var best = Hit(F32_MAX, NO_BOX, FACE_NONE, 0u);
+  for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
+    workgroupBarrier();
+    loadTile(base, lid);
+    workgroupBarrier();
+    if (live) {
+      let n = tileCount(base);
+      for (var k = 0u; k < n; k++) {
+        if (!rayAccepts(ray, base + k, tileMasks[k])) {
+          continue;
+        }
+        let h = rayObb(ray.origin, ray.direction, ray.maxDistance, tileBoxes[k], solid);
+        // Boxes come in index order: only a strictly smaller t wins, so ties keep the smaller index.
+        if ((h.flags & HIT_FLAG_HIT) != 0u && (best.box == NO_BOX || h.t < best.t)) {
+          best = Hit(h.t, base + k, h.face, h.flags);
+        }
+      }
+    }
+  }
+  if (!live) {
+    return;
+  }
+  hits[r] = best;
+  if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    var g = HitGeometry(vec3f(0.0), best.t, vec3f(0.0), best.box);
+    if (best.box != NO_BOX) {
+      g.point = ray.origin + best.t * ray.direction;
+      g.normal = obbFaceNormal(boxes[best.box], best.face);
+    }
+    geometry[r] = g;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn anyHit(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  let live = r < params.rayCount;
+  var ray: Ray;
+  if (live) {
+    ray = rays[r];
+  }
+  let solid = (params.flags & RAY_OPT_NOT_SOLID) == 0u;
+  var found = false;
+  for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
+    workgroupBarrier();
+    loadTile(base, lid);
+    workgroupBarrier();
+    if (live && !found) {
+      let n = tileCount(base);
+      for (var k = 0u; k < n; k++) {
+        if (rayAccepts(ray, base + k, tileMasks[k]) &&
+            (rayObb(ray.origin, ray.direction, ray.maxDistance, tileBoxes[k], solid).flags & HIT_FLAG_HIT) != 0u) {
+          found = true;
+          break;
+        }
+      }
+    }
+  }
+  if (live) {
+    anyFlags[r] = select(0u, 1u, found);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn allHits(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  let live = r < params.rayCount;
+  var ray: Ray;
+  if (live) {
+    ray = rays[r];
+  }
+  let solid = (params.flags & RAY_OPT_NOT_SOLID) == 0u;
+  for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
+    workgroupBarrier();
+    loadTile(base, lid);
+    workgroupBarrier();
+    if (live) {
+      let n = tileCount(base);
+      for (var k = 0u; k < n; k++) {
+        if (!rayAccepts(ray, base + k, tileMasks[k])) {
+          continue;
+        }
+        let h = rayObb(ray.origin, ray.direction, ray.maxDistance, tileBoxes[k], solid);
+        if ((h.flags & HIT_FLAG_HIT) != 0u) {
+          // The counter keeps counting past capacity; the host re-runs with a larger buffer.
+          let slot = atomicAdd(&counter, 1u);
+          if (slot < params.capacity) {
+            records[slot] = HitRecord(r, base + k, h.t, h.face | (h.flags << 8u));
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The float32 error model: how far a GPU result may lie from the float64 reference, and when a
+ * decision is too close to call.
+ *
+ * Notation: u = 2⁻²⁴ (float32 unit roundoff). Positions reach the GPU re-based to the set's
+ * floating origin, so "scale" below is measured from that origin.
+ *
+ * Ray–box (slab distance through axis k, local direction component d_k):
+ *   the GPU rounds origin, centre and axes (≤ u each), forms rel = o − c, p = rel·axis and
+ *   d = dir·axis (each ≲ 10u·|rel| and 8u), then t_k = (±h − p)/d_k with a division good to
+ *   2.5 ulp. To first order |δt_k| ≤ u·(12·(|o| + |c|) + 2h + 13|t|)/|d_k|. We use
+ *     bound_t(k) = K_RAY · u · (scale + |t|) / |d_k|,   scale = |o| + |c| + |h|,  K_RAY = 32,
+ *   twice the first-order constant, to cover second-order terms and fused multiply-adds.
+ *   The 1/|d_k| factor is real: a ray that meets a face at a grazing angle has an
+ *   ill-conditioned crossing point.
+ *
+ * Box–box SAT (axis L, unnormalised, |L| = 1 for face axes):
+ *   the GPU computes the separation along a slightly rotated axis L' (|L' − L| ≲ 4u), and the
+ *   projections with ≲ 14u·S absolute error; dividing by |L| turns both into
+ *     bound_gap(L) = K_SAT · u · S / |L|,   S = |cA| + |cB| + ΣhA + ΣhB,  K_SAT = 32
+ *   (first-order constant 18, doubled).
+ *
+ * A decision (hit/miss, inside/outside, overlap/separate, which box is closest, which axis gives
+ * the largest gap) is **ambiguous** when the float64 reference shows it within these bounds of
+ * flipping; only then may the GPU differ. Anything else that differs is a **mismatch**.
+ */
+
+/** float32 unit roundoff, 2⁻²⁴. */
+export const F32_UNIT_ROUNDOFF = 2 ** -24;
+/** Safety factor of the ray-distance bound (first-order constant ≈ 13–16, doubled). */
+export const K_RAY = 32;
+/** Safety factor of the SAT gap bound (first-order constant ≈ 18, doubled). */
+export const K_SAT = 32;
+
+/** Smallest |d_k| the bound divides by (the kernels never divide below EPS_DIR either). */
+const MIN_SLOPE = 1e-12;
+
+/**
+ * Bound on |t_gpu − t_ref| for a slab crossing at distance `t` through an axis whose local
+ * direction component is `dk`, at world `scale` (|origin| + |centre| + |half extents|).
+ *
+ * @example
+ * rayDistanceBound(100, 42, 0.5) // ≈ 5.3e-4
+ */
+export function rayDistanceBound(scale: number, t: number, dk: number): number {
+  return (K_RAY * F32_UNIT_ROUNDOFF * (scale + Math.abs(t))) / Math.max(Math.abs(dk), MIN_SLOPE);
+}
+
+/** Bound on a position-only quantity at `scale` (e.g. a parallel slab's `h − |p|`). */
+export function positionBound(scale: number): number {
+  return K_RAY * F32_UNIT_ROUNDOFF * scale;
+}
+
+/**
+ * Bound on |gap_gpu − gap_ref| along a SAT axis of squared length `lenSq`, at scale S.
+ *
+ * @example
+ * satGapBound(10, 1) // ≈ 1.9e-5 (a face axis)
+ */
+export function satGapBound(scale: number, lenSq: number): number {
+  return (K_SAT * F32_UNIT_ROUNDOFF * scale) / Math.sqrt(Math.max(lenSq, 1e-30));
+}
+
+/**
+ * Band around SAT_EDGE_EPS_SQ within which float32 may skip an edge-cross axis that float64
+ * keeps, or the reverse (|L|² is computed with ≲ 8u·|L| absolute error).
+ */
+export function edgeSkipBand(lenSq: number): number {
+  return 8 * F32_UNIT_ROUNDOFF * (Math.sqrt(lenSq) + F32_UNIT_ROUNDOFF);
+}

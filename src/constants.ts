@@ -1,0 +1,95 @@
+/**
+ * Constants shared by the CPU reference and the WGSL kernels.
+ *
+ * The WGSL twins live in `shaders/common/constants.wgsl`; a unit test parses that file and
+ * asserts every value there equals the one here, so the two backends cannot drift apart.
+ */
+
+/**
+ * A local ray-direction component whose magnitude is below this is treated as parallel to the
+ * slab: the ray hits only if its origin lies within the slab, and nothing is divided by it.
+ * Directions are unit vectors, so at least one component is ≥ 1/√3; with |d| ≥ 1e-9 and
+ * coordinates below 1e7 every slab distance stays below 1e16, far from float32 overflow.
+ */
+export const EPS_DIR = 1e-9;
+
+/**
+ * Edge-cross SAT axes Ai×Bj whose squared length is below this are skipped. The box axes are
+ * unit vectors, so |Ai×Bj|² = sin²θ: the threshold skips edges within ≈0.057° of parallel,
+ * where a float32 cross product is mostly rounding noise. For exactly parallel edges the face
+ * axes already find every separation (the problem is 2D in the plane across the edges); for
+ * edges just inside the threshold the skip can miss a separation of about sinθ × edge length
+ * (≤ 1e-3 × the longest edge), and then reports contact: the skip is conservative.
+ */
+export const SAT_EDGE_EPS_SQ = 1e-6;
+
+/** Default SAT contact tolerance in world units: `overlap = gap <= tolerance`. */
+export const SAT_TOLERANCE = 1e-6;
+
+/** Axis-orthonormality and unit-length tolerance accepted by validation. */
+export const AXIS_TOLERANCE = 1e-4;
+
+/** Largest finite float32; stands in for +∞ on the GPU, where infinities are not guaranteed. */
+export const F32_MAX = 3.4028234663852886e38;
+
+/** Box index meaning "no box" (u32 on the GPU, -1 in the host's Int32Array results). */
+export const NO_BOX = 0xffffffff;
+
+/** Face ids: 2 × axis + (1 if the face's outward normal is −axis else 0). */
+export const FACE_POS_U = 0;
+export const FACE_NEG_U = 1;
+export const FACE_POS_V = 2;
+export const FACE_NEG_V = 3;
+export const FACE_POS_W = 4;
+export const FACE_NEG_W = 5;
+/** Face id of "no face": a miss, or an origin inside a solid box (t = 0, no normal). */
+export const FACE_NONE = 0xff;
+
+/** Bit set in a hit's flags when the ray hits the box. */
+export const HIT_FLAG_HIT = 1;
+/** Bit set in a hit's flags when the ray origin is inside the box. */
+export const HIT_FLAG_INSIDE = 2;
+
+/** SAT axis ids in test order: A0..A2, B0..B2, then AixBj as 6 + 3i + j. */
+export const SAT_AXIS_NAMES = [
+  'A0', 'A1', 'A2', 'B0', 'B1', 'B2',
+  'A0xB0', 'A0xB1', 'A0xB2', 'A1xB0', 'A1xB1', 'A1xB2', 'A2xB0', 'A2xB1', 'A2xB2',
+] as const;
+export type SatAxisName = (typeof SAT_AXIS_NAMES)[number];
+
+/** Default workgroup size of the batch kernels (an `override` in WGSL). */
+export const WORKGROUP_SIZE = 64;
+/** Boxes staged in workgroup memory per tile by the brute-force kernels (sizes a WGSL array). */
+export const BOX_TILE = 64;
+/** WebGPU's guaranteed limit on workgroups per dispatch dimension. */
+export const MAX_WORKGROUPS_PER_DIM = 65535;
+
+/** RayParams.flags bits of the ray batch kernels. */
+export const RAY_OPT_NOT_SOLID = 1;
+export const RAY_OPT_BOX_MASKS = 2;
+export const RAY_OPT_GEOMETRY = 4;
+
+/** PairParams.flags bits of the pair kernels. */
+export const PAIR_OPT_FACE_ONLY = 1;
+export const PAIR_OPT_SELF = 2;
+
+/**
+ * The constants above that the WGSL kernels use, with their WGSL types. The link manifest
+ * (src/gpu/shaders.ts) emits them as WGSL `const` declarations ahead of every kernel, so the
+ * CPU reference and the shaders read one source of truth.
+ */
+export const WGSL_CONSTANTS = {
+  EPS_DIR: ['f32', EPS_DIR],
+  SAT_EDGE_EPS_SQ: ['f32', SAT_EDGE_EPS_SQ],
+  F32_MAX: ['f32', F32_MAX],
+  NO_BOX: ['u32', NO_BOX],
+  FACE_NONE: ['u32', FACE_NONE],
+  HIT_FLAG_HIT: ['u32', HIT_FLAG_HIT],
+  HIT_FLAG_INSIDE: ['u32', HIT_FLAG_INSIDE],
+  BOX_TILE: ['u32', BOX_TILE],
+  RAY_OPT_NOT_SOLID: ['u32', RAY_OPT_NOT_SOLID],
+  RAY_OPT_BOX_MASKS: ['u32', RAY_OPT_BOX_MASKS],
+  RAY_OPT_GEOMETRY: ['u32', RAY_OPT_GEOMETRY],
+  PAIR_OPT_FACE_ONLY: ['u32', PAIR_OPT_FACE_ONLY],
+  PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
+} as const satisfies Record<string, readonly ['f32' | 'u32', number]>;

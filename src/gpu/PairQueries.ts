@@ -1,0 +1,258 @@
+/**
+ * Box–box SAT on the GPU: listed pairs, one box against a set, and every overlapping pair between
+ * two sets or within one. Host side of `shaders/kernels/obb_pairs.wgsl`; CPU twins in
+ * src/reference/pairs.ts.
+ */
+import { PAIR_OPT_FACE_ONLY, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
+import { toObb } from '../core/canonical.ts';
+import type { BoxInput } from '../core/types.ts';
+import { ValidationError } from '../errors.ts';
+import { OBB, PAIR_PARAMS, PAIR_RESULT, packBoxes } from '../layout/index.ts';
+import { checkPairs, type PairResults } from '../reference/pairs.ts';
+import type { SatOptions } from '../reference/query/obbObbSat.ts';
+import type { BoxSet } from './BoxSet.ts';
+import { BufferPool } from './bufferPool.ts';
+import type { GpuContext } from './device.ts';
+import { checkCapacity } from './inputs.ts';
+import { dispatchGrid, getKernel, type KernelName } from './pipelines.ts';
+
+/** Per-pair SAT results read back from the GPU. */
+export interface GpuPairResults extends PairResults {
+  readonly gap: Float32Array;
+}
+
+/** An overlapping-pair list: flat `[i0, j0, i1, j1, …]`, sorted by i then j. */
+export interface GpuPairList {
+  readonly pairs: Uint32Array;
+  readonly count: number;
+  /** Kernel passes (more than 1 when the first capacity was too small). */
+  readonly runs: number;
+}
+
+const STORAGE_IN = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+const STORAGE_OUT = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+const UNIFORM = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+
+function checkTolerance(options: SatOptions): number {
+  const tol = options.tolerance ?? SAT_TOLERANCE;
+  if (!Number.isFinite(tol)) {
+    throw new ValidationError('argument', undefined, 'tolerance', `must be finite (got ${String(tol)})`);
+  }
+  return tol;
+}
+
+/** Flat pair indices from either form. */
+function flatPairs(pairs: Uint32Array | readonly (readonly [number, number])[]): Uint32Array {
+  if (pairs instanceof Uint32Array) {
+    return pairs;
+  }
+  const out = new Uint32Array(pairs.length * 2);
+  pairs.forEach((p, k) => {
+    out[2 * k] = p[0];
+    out[2 * k + 1] = p[1];
+  });
+  return out;
+}
+
+/**
+ * @example
+ * const pq = new PairQueries(ctx);
+ * const r = await pq.obbPairs(set, [[0, 1]]);
+ * r.overlap[0], r.gap[0], SAT_AXIS_NAMES[r.axis[0]]
+ */
+export class PairQueries {
+  readonly pool: BufferPool;
+
+  constructor(readonly ctx: GpuContext, pool?: BufferPool) {
+    this.pool = pool ?? new BufferPool(ctx);
+  }
+
+  private params(p: { offsetB?: readonly number[]; tolerance: number; countA: number; countB: number; pairCount: number; flags: number; capacity: number }): GPUBuffer {
+    const bytes = new ArrayBuffer(PAIR_PARAMS.SIZE);
+    const f = new Float32Array(bytes);
+    const u = new Uint32Array(bytes);
+    const off = p.offsetB ?? [0, 0, 0];
+    f[PAIR_PARAMS.OFFSET_B / 4] = off[0]!;
+    f[PAIR_PARAMS.OFFSET_B / 4 + 1] = off[1]!;
+    f[PAIR_PARAMS.OFFSET_B / 4 + 2] = off[2]!;
+    f[PAIR_PARAMS.TOLERANCE / 4] = p.tolerance;
+    u[PAIR_PARAMS.COUNT_A / 4] = p.countA;
+    u[PAIR_PARAMS.COUNT_B / 4] = p.countB;
+    u[PAIR_PARAMS.PAIR_COUNT / 4] = p.pairCount;
+    u[PAIR_PARAMS.FLAGS / 4] = p.flags;
+    u[PAIR_PARAMS.CAPACITY / 4] = p.capacity;
+    const buffer = this.pool.acquire(PAIR_PARAMS.SIZE, UNIFORM, 'pairs:params');
+    this.ctx.device.queue.writeBuffer(buffer, 0, bytes);
+    return buffer;
+  }
+
+  private async dispatch(name: KernelName, invocations: number, entries: Record<number, GPUBuffer>): Promise<void> {
+    const kernel = await getKernel(this.ctx.device, name);
+    await this.ctx.scoped(`${name} (${invocations} invocations)`, () => {
+      const enc = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${name}` });
+      const bindGroup = this.ctx.device.createBindGroup({
+        label: `${this.ctx.label}:${name}:bind-group`,
+        layout: kernel.layout,
+        entries: Object.entries(entries).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
+      });
+      const pass = enc.beginComputePass({ label: `${this.ctx.label}:${name}:pass` });
+      pass.setPipeline(kernel.pipeline);
+      pass.setBindGroup(0, bindGroup);
+      const [x, y] = dispatchGrid(invocations, kernel.workgroupSize);
+      pass.dispatchWorkgroups(x, y);
+      pass.end();
+      this.ctx.device.queue.submit([enc.finish()]);
+    });
+  }
+
+  /** Runs a per-item kernel writing PairResult records and reads them back. */
+  private async perItem(
+    op: KernelName, count: number, buildInputs: () => { params: GPUBuffer; inputs: Record<number, GPUBuffer>; owned: GPUBuffer[] },
+  ): Promise<GpuPairResults> {
+    if (count === 0) {
+      return { count: 0, overlap: new Uint8Array(0), gap: new Float32Array(0), axis: new Uint8Array(0) };
+    }
+    const job = await this.ctx.sequence(op, async () => {
+      const { params, inputs, owned } = buildInputs();
+      const results = this.pool.acquire(count * PAIR_RESULT.SIZE, STORAGE_OUT, 'pair-results');
+      const all = [params, results, ...owned];
+      try {
+        await this.dispatch(op, count, { 0: params, ...inputs, 4: results });
+      } catch (error) {
+        all.forEach((b) => this.pool.release(b));
+        throw error;
+      }
+      return { all, results };
+    });
+    try {
+      return unpackPairResults(await this.ctx.readback(job.results, count * PAIR_RESULT.SIZE, 0, op), count);
+    } finally {
+      job.all.forEach((b) => this.pool.release(b));
+    }
+  }
+
+  /**
+   * SAT on listed pairs of one set (flat `[i0, j0, …]` or `[[i, j], …]`).
+   *
+   * @example
+   * const r = await pq.obbPairs(set, new Uint32Array([0, 1, 2, 3]), { faceOnly: false });
+   */
+  async obbPairs(set: BoxSet, pairs: Uint32Array | readonly (readonly [number, number])[], options: SatOptions = {}): Promise<GpuPairResults> {
+    const tolerance = checkTolerance(options);
+    checkPairs(pairs, set.count, set.count);
+    const flat = flatPairs(pairs);
+    const n = flat.length / 2;
+    this.ctx.assertBindingFits('pairs', flat.byteLength);
+    return this.perItem('obbPairs', n, () => {
+      const pairBuffer = this.pool.acquire(flat.byteLength, STORAGE_IN, 'pairs');
+      this.ctx.device.queue.writeBuffer(pairBuffer, 0, flat);
+      return {
+        params: this.params({ tolerance, countA: set.count, countB: set.count, pairCount: n, flags: options.faceOnly ? PAIR_OPT_FACE_ONLY : 0, capacity: 0 }),
+        inputs: { 1: set.buffer, 2: set.buffer, 3: pairBuffer },
+        owned: [pairBuffer],
+      };
+    });
+  }
+
+  /**
+   * One box against every box of a set; one result per box of the set.
+   *
+   * @example
+   * const r = await pq.obbOneVsMany({ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }, set);
+   */
+  async obbOneVsMany(box: BoxInput, set: BoxSet, options: SatOptions = {}): Promise<GpuPairResults> {
+    const tolerance = checkTolerance(options);
+    const query = toObb(box, 0);
+    const packed = packBoxes({ count: 1, data: Float64Array.from([...query.center, ...query.halfExtents, ...query.axes.flat()]) }, set.origin);
+    return this.perItem('obbOneVsMany', set.count, () => {
+      const one = this.pool.acquire(OBB.SIZE, STORAGE_IN, 'query-box');
+      this.ctx.device.queue.writeBuffer(one, 0, packed);
+      return {
+        params: this.params({ tolerance, countA: 1, countB: set.count, pairCount: 0, flags: options.faceOnly ? PAIR_OPT_FACE_ONLY : 0, capacity: 0 }),
+        inputs: { 1: one, 2: set.buffer },
+        owned: [one],
+      };
+    });
+  }
+
+  /**
+   * Every overlapping (i in A, j in B), sorted. Appended on the GPU with an atomic counter; re-runs
+   * with the exact capacity when the first guess was too small, so nothing is dropped.
+   *
+   * @example
+   * const { pairs } = await pq.obbCross(cars, pedestrians);
+   */
+  async obbCross(a: BoxSet, b: BoxSet, options: SatOptions & { readonly capacity?: number } = {}): Promise<GpuPairList> {
+    return this.pairList(a, b, false, options);
+  }
+
+  /**
+   * Every overlapping pair within one set, once each (i < j), sorted (brute force, tiled).
+   *
+   * @example
+   * const { pairs } = await pq.allPairs(set); // [i0, j0, i1, j1, …]
+   */
+  async allPairs(set: BoxSet, options: SatOptions & { readonly capacity?: number } = {}): Promise<GpuPairList> {
+    return this.pairList(set, set, true, options);
+  }
+
+  private async pairList(a: BoxSet, b: BoxSet, self: boolean, options: SatOptions & { readonly capacity?: number }): Promise<GpuPairList> {
+    const tolerance = checkTolerance(options);
+    checkCapacity(options.capacity);
+    const op: KernelName = 'obbCross';
+    if (a.count === 0 || b.count === 0) {
+      return { pairs: new Uint32Array(0), count: 0, runs: 0 };
+    }
+    const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
+    const flags = (options.faceOnly ? PAIR_OPT_FACE_ONLY : 0) | (self ? PAIR_OPT_SELF : 0);
+    return this.ctx.sequence(op, async () => {
+      let capacity = options.capacity ?? Math.max(1024, 4 * Math.max(a.count, b.count));
+      for (let runs = 1; ; runs++) {
+        this.ctx.assertBindingFits('pair list', capacity * 8);
+        const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags, capacity });
+        const list = this.pool.acquire(capacity * 8, STORAGE_OUT, 'pair-list');
+        const counter = this.pool.acquire(4, STORAGE_OUT, 'pair-counter');
+        try {
+          this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
+          await this.dispatch(op, a.count, { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter });
+          const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
+          if (total <= capacity) {
+            const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, op));
+            return { pairs: sortPairs(raw), count: total, runs };
+          }
+          capacity = total;
+        } finally {
+          this.pool.release(params);
+          this.pool.release(list);
+          this.pool.release(counter);
+        }
+      }
+    });
+  }
+}
+
+/** Sorts a flat pair list by i, then j. */
+export function sortPairs(flat: Uint32Array): Uint32Array {
+  const n = flat.length / 2;
+  const order = Array.from({ length: n }, (_, k) => k);
+  order.sort((x, y) => flat[2 * x]! - flat[2 * y]! || flat[2 * x + 1]! - flat[2 * y + 1]!);
+  const out = new Uint32Array(flat.length);
+  order.forEach((k, i) => {
+    out[2 * i] = flat[2 * k]!;
+    out[2 * i + 1] = flat[2 * k + 1]!;
+  });
+  return out;
+}
+
+function unpackPairResults(bytes: ArrayBuffer, n: number): GpuPairResults {
+  const f = new Float32Array(bytes);
+  const u = new Uint32Array(bytes);
+  const s = PAIR_RESULT.SIZE / 4;
+  const out = { count: n, overlap: new Uint8Array(n), gap: new Float32Array(n), axis: new Uint8Array(n) };
+  for (let k = 0; k < n; k++) {
+    out.gap[k] = f[k * s + PAIR_RESULT.GAP / 4]!;
+    out.axis[k] = u[k * s + PAIR_RESULT.AXIS / 4]!;
+    out.overlap[k] = u[k * s + PAIR_RESULT.OVERLAP / 4]!;
+  }
+  return out;
+}

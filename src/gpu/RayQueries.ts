@@ -1,0 +1,396 @@
+/**
+ * Rays × box set on the GPU (brute force, workgroup-tiled): closest hit, any hit, all hits.
+ * Host side of `shaders/kernels/ray_obb_batch.wgsl`; CPU twins in src/reference/raycast.ts.
+ *
+ * Each query validates its input, packs rays re-based to the set's floating origin, and submits
+ * through the context's sequence (so it sees the set as it was when the query was issued), then
+ * reads back into typed arrays. `closestHitBuffers` leaves the results on the GPU instead, for a
+ * caller's next pass (picking feeding a render without a readback), and `encodeClosestHit`
+ * records into the caller's own encoder.
+ */
+import { FACE_NONE, HIT_FLAG_INSIDE, NO_BOX, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY, RAY_OPT_NOT_SOLID } from '../constants.ts';
+import { RAY_F64, type RayArray } from '../core/types.ts';
+import { HIT, HIT_GEOMETRY, HIT_RECORD, RAY, RAY_PARAMS, packRays } from '../layout/index.ts';
+import type { ClosestHits, AllHits } from '../reference/raycast.ts';
+import type { BoxSet } from './BoxSet.ts';
+import { BufferPool } from './bufferPool.ts';
+import type { GpuContext } from './device.ts';
+import { canonicalRays, checkCapacity, checkRayFilters, type RaySource } from './inputs.ts';
+import { dispatchGrid, getKernel, type KernelName } from './pipelines.ts';
+
+/** Options of the GPU ray queries (the same filters as the CPU reference). */
+export interface GpuRayOptions {
+  /** Origin inside a box: t = 0 and `inside` (default), or the exit point and face (false). */
+  readonly solid?: boolean;
+  /** Per-ray masks, ANDed with the set's box masks. */
+  readonly rayMasks?: Uint32Array;
+  /** Per-ray box index to skip; -1 = none. */
+  readonly exclude?: Int32Array;
+}
+
+/** Closest hits read back from the GPU. */
+export interface GpuClosestHits extends ClosestHits {
+  readonly t: Float32Array;
+  /** World hit points, 3 per ray (x, y, z), computed in float64 from t; NaN for misses. */
+  readonly point?: Float64Array;
+  /** Outward unit normals from the GPU, 3 per ray; zero for misses and solid inside hits. */
+  readonly normal?: Float32Array;
+}
+
+/** All hits read back from the GPU, sorted by ray, t, box. */
+export interface GpuAllHits extends AllHits {
+  readonly t: Float32Array;
+  /** How many times the kernel ran (more than 1 when the first capacity was too small). */
+  readonly runs: number;
+}
+
+/** Closest-hit results left on the GPU; the caller owns the buffers and calls `destroy()`. */
+export interface GpuHitBuffers {
+  /** `Hit` records (layout HIT), one per ray. */
+  readonly hits: GPUBuffer;
+  /** `HitGeometry` records (layout HIT_GEOMETRY), one per ray, positions relative to `origin`. */
+  readonly geometry: GPUBuffer;
+  readonly count: number;
+  /** The floating origin the positions in `geometry` are relative to. */
+  readonly origin: readonly [number, number, number];
+  destroy(): void;
+}
+
+const STORAGE_IN = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+const STORAGE_OUT = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+const UNIFORM = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+
+interface PreparedRays {
+  readonly rays: RayArray;
+  readonly packed: ArrayBuffer;
+  readonly flags: number;
+}
+
+/**
+ * @example
+ * const rq = new RayQueries(ctx);
+ * const hits = await rq.closestHit(set, [{ origin: [-10, 0, 0], direction: [1, 0, 0] }]);
+ * hits.box[0], hits.t[0]
+ */
+export class RayQueries {
+  readonly pool: BufferPool;
+
+  constructor(readonly ctx: GpuContext, pool?: BufferPool) {
+    this.pool = pool ?? new BufferPool(ctx);
+  }
+
+  private prepare(set: BoxSet, source: RaySource, options: GpuRayOptions, extraFlags = 0): PreparedRays {
+    const rays = canonicalRays(source);
+    checkRayFilters(rays.count, set.count, options.rayMasks, options.exclude);
+    this.ctx.assertBindingFits('rays', rays.count * RAY.SIZE);
+    const packed = packRays(rays, set.origin, { masks: options.rayMasks, exclude: options.exclude });
+    let flags = extraFlags;
+    if (options.solid === false) {
+      flags |= RAY_OPT_NOT_SOLID;
+    }
+    if (set.masks) {
+      flags |= RAY_OPT_BOX_MASKS;
+    }
+    return { rays, packed, flags };
+  }
+
+  private params(rayCount: number, boxCount: number, flags: number, capacity: number): GPUBuffer {
+    const data = new Uint32Array(RAY_PARAMS.SIZE / 4);
+    data[RAY_PARAMS.RAY_COUNT / 4] = rayCount;
+    data[RAY_PARAMS.BOX_COUNT / 4] = boxCount;
+    data[RAY_PARAMS.FLAGS / 4] = flags;
+    data[RAY_PARAMS.CAPACITY / 4] = capacity;
+    const buffer = this.pool.acquire(RAY_PARAMS.SIZE, UNIFORM, 'rays:params');
+    this.ctx.device.queue.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  private upload(bytes: ArrayBuffer, label: string): GPUBuffer {
+    const buffer = this.pool.acquire(Math.max(bytes.byteLength, 16), STORAGE_IN, label);
+    if (bytes.byteLength > 0) {
+      this.ctx.device.queue.writeBuffer(buffer, 0, bytes);
+    }
+    return buffer;
+  }
+
+  /** Records one dispatch of a ray kernel; `outputs` maps binding numbers to buffers. */
+  private async dispatch(
+    name: KernelName, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
+    outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder,
+  ): Promise<void> {
+    const kernel = await getKernel(this.ctx.device, name);
+    const entries: GPUBindGroupEntry[] = [
+      { binding: 0, resource: { buffer: params } },
+      { binding: 1, resource: { buffer: set.buffer } },
+      { binding: 2, resource: { buffer: set.maskBuffer } },
+      { binding: 3, resource: { buffer: rays } },
+      ...Object.entries(outputs).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
+    ];
+    const own = encoder === undefined;
+    await this.ctx.scoped(`${name} (${rayCount} rays × ${set.count} boxes)`, () => {
+      const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${name}` });
+      const bindGroup = this.ctx.device.createBindGroup({ label: `${this.ctx.label}:${name}:bind-group`, layout: kernel.layout, entries });
+      const pass = enc.beginComputePass({ label: `${this.ctx.label}:${name}:pass` });
+      pass.setPipeline(kernel.pipeline);
+      pass.setBindGroup(0, bindGroup);
+      const [x, y] = dispatchGrid(rayCount, kernel.workgroupSize);
+      pass.dispatchWorkgroups(x, y);
+      pass.end();
+      if (own) {
+        this.ctx.device.queue.submit([enc.finish()]);
+      }
+    });
+  }
+
+  /**
+   * Closest hit of each ray (smallest t, ties to the smallest box index).
+   *
+   * @example
+   * const hits = await rq.closestHit(set, rays, { geometry: true });
+   * if (hits.box[0] >= 0) console.log(hits.t[0], hits.point?.subarray(0, 3), hits.normal?.subarray(0, 3));
+   */
+  async closestHit(set: BoxSet, source: RaySource, options: GpuRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
+    const prep = this.prepare(set, source, options, options.geometry ? RAY_OPT_GEOMETRY : 0);
+    const n = prep.rays.count;
+    if (n === 0) {
+      return unpackClosest(new ArrayBuffer(0), undefined, prep.rays);
+    }
+    const op = 'closestHit';
+    const buffers = await this.ctx.sequence(op, async () => {
+      const params = this.params(n, set.count, prep.flags, 0);
+      const rays = this.upload(prep.packed, 'rays');
+      const hits = this.pool.acquire(n * HIT.SIZE, STORAGE_OUT, 'hits');
+      const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : 16, STORAGE_OUT, 'hit-geometry');
+      const all = [params, rays, hits, geometry];
+      try {
+        await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry });
+      } catch (error) {
+        all.forEach((b) => this.pool.release(b));
+        throw error;
+      }
+      return { all, hits, geometry };
+    });
+    try {
+      const [hitBytes, geometryBytes] = await Promise.all([
+        this.ctx.readback(buffers.hits, n * HIT.SIZE, 0, op),
+        options.geometry ? this.ctx.readback(buffers.geometry, n * HIT_GEOMETRY.SIZE, 0, op) : undefined,
+      ]);
+      return unpackClosest(hitBytes, geometryBytes, prep.rays);
+    } finally {
+      buffers.all.forEach((b) => this.pool.release(b));
+    }
+  }
+
+  /**
+   * Closest hits left on the GPU (hits and world-relative geometry), for the caller's next pass.
+   *
+   * @example
+   * const out = await rq.closestHitBuffers(set, [mouseRay]);
+   * renderPass.setBindGroup(1, device.createBindGroup({ layout, entries: [{ binding: 0, resource: { buffer: out.geometry } }] }));
+   */
+  async closestHitBuffers(set: BoxSet, source: RaySource, options: GpuRayOptions = {}): Promise<GpuHitBuffers> {
+    const prep = this.prepare(set, source, options, RAY_OPT_GEOMETRY);
+    const n = prep.rays.count;
+    const ctx = this.ctx;
+    return ctx.sequence('closestHitBuffers', async () => {
+      const hits = ctx.createBuffer({ label: `${ctx.label}:hits`, size: Math.max(16, n * HIT.SIZE), usage: STORAGE_OUT | GPUBufferUsage.VERTEX });
+      const geometry = ctx.createBuffer({ label: `${ctx.label}:hit-geometry`, size: Math.max(32, n * HIT_GEOMETRY.SIZE), usage: STORAGE_OUT | GPUBufferUsage.VERTEX });
+      const params = this.params(n, set.count, prep.flags, 0);
+      const rays = this.upload(prep.packed, 'rays');
+      try {
+        if (n > 0) {
+          await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry });
+        }
+      } catch (error) {
+        ctx.destroyBuffer(hits);
+        ctx.destroyBuffer(geometry);
+        throw error;
+      } finally {
+        // The uploads are needed until the dispatch ran; release them when the queue is done.
+        void ctx.device.queue.onSubmittedWorkDone().then(() => {
+          this.pool.release(params);
+          this.pool.release(rays);
+        }, () => undefined);
+      }
+      return {
+        hits, geometry, count: n, origin: [set.origin[0], set.origin[1], set.origin[2]] as const,
+        destroy: () => {
+          ctx.destroyBuffer(hits);
+          ctx.destroyBuffer(geometry);
+        },
+      };
+    });
+  }
+
+  /**
+   * Records a closest-hit dispatch into the caller's encoder, over rays already on the GPU
+   * (`Ray` records, positions relative to `set.origin`). The caller submits and owns every buffer.
+   *
+   * @example
+   * const enc = device.createCommandEncoder();
+   * await rq.encodeClosestHit(enc, set, rayBuffer, 1, hitBuffer, geometryBuffer);
+   * // … a render pass reading geometryBuffer …
+   * device.queue.submit([enc.finish()]);
+   */
+  async encodeClosestHit(
+    encoder: GPUCommandEncoder, set: BoxSet, rays: GPUBuffer, rayCount: number,
+    hits: GPUBuffer, geometry: GPUBuffer, options: { readonly solid?: boolean } = {},
+  ): Promise<void> {
+    let flags = RAY_OPT_GEOMETRY;
+    if (options.solid === false) {
+      flags |= RAY_OPT_NOT_SOLID;
+    }
+    if (set.masks) {
+      flags |= RAY_OPT_BOX_MASKS;
+    }
+    const params = this.params(rayCount, set.count, flags, 0);
+    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder);
+    void this.ctx.device.queue.onSubmittedWorkDone().then(() => this.pool.release(params), () => undefined);
+  }
+
+  /**
+   * Whether each ray hits any box (1) or none (0).
+   *
+   * @example
+   * const occluded = await rq.anyHit(set, shadowRays);
+   */
+  async anyHit(set: BoxSet, source: RaySource, options: GpuRayOptions = {}): Promise<Uint8Array> {
+    const prep = this.prepare(set, source, options);
+    const n = prep.rays.count;
+    if (n === 0) {
+      return new Uint8Array(0);
+    }
+    const buffers = await this.ctx.sequence('anyHit', async () => {
+      const params = this.params(n, set.count, prep.flags, 0);
+      const rays = this.upload(prep.packed, 'rays');
+      const flags = this.pool.acquire(n * 4, STORAGE_OUT, 'any-flags');
+      const all = [params, rays, flags];
+      try {
+        await this.dispatch('anyHit', set, params, rays, n, { 6: flags });
+      } catch (error) {
+        all.forEach((b) => this.pool.release(b));
+        throw error;
+      }
+      return { all, flags };
+    });
+    try {
+      const bytes = await this.ctx.readback(buffers.flags, n * 4, 0, 'anyHit');
+      return Uint8Array.from(new Uint32Array(bytes));
+    } finally {
+      buffers.all.forEach((b) => this.pool.release(b));
+    }
+  }
+
+  /**
+   * Every (ray, box) hit, sorted by ray, t, box. Output is appended on the GPU with an atomic
+   * counter; when it exceeds `capacity` the kernel re-runs with exactly the needed capacity, so
+   * nothing is dropped (`runs` says how many passes it took). Later operations on the set wait
+   * until this query has its complete answer.
+   *
+   * @example
+   * const all = await rq.allHits(set, rays, { capacity: 4096 });
+   */
+  async allHits(set: BoxSet, source: RaySource, options: GpuRayOptions & { readonly capacity?: number } = {}): Promise<GpuAllHits> {
+    checkCapacity(options.capacity);
+    const prep = this.prepare(set, source, options);
+    const n = prep.rays.count;
+    const op = 'allHits';
+    return this.ctx.sequence(op, async () => {
+      let capacity = options.capacity ?? Math.max(1024, 4 * n);
+      const rays = this.upload(prep.packed, 'rays');
+      try {
+        for (let runs = 1; ; runs++) {
+          this.ctx.assertBindingFits('all-hits list', capacity * HIT_RECORD.SIZE);
+          const params = this.params(n, set.count, prep.flags, capacity);
+          const records = this.pool.acquire(capacity * HIT_RECORD.SIZE, STORAGE_OUT, 'hit-records');
+          const counter = this.pool.acquire(4, STORAGE_OUT, 'hit-counter');
+          try {
+            this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
+            if (n > 0) {
+              await this.dispatch('allHits', set, params, rays, n, { 7: records, 8: counter });
+            }
+            const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
+            if (total <= capacity) {
+              const bytes = await this.ctx.readback(records, total * HIT_RECORD.SIZE, 0, op);
+              return unpackAllHits(bytes, total, runs);
+            }
+            capacity = total;
+          } finally {
+            this.pool.release(params);
+            this.pool.release(records);
+            this.pool.release(counter);
+          }
+        }
+      } finally {
+        this.pool.release(rays);
+      }
+    });
+  }
+}
+
+function unpackClosest(hitBytes: ArrayBuffer, geometryBytes: ArrayBuffer | undefined, rays: RayArray): GpuClosestHits {
+  const n = rays.count;
+  const f = new Float32Array(hitBytes);
+  const u = new Uint32Array(hitBytes);
+  const stride = HIT.SIZE / 4;
+  const box = new Int32Array(n);
+  const t = new Float32Array(n);
+  const face = new Uint8Array(n);
+  const inside = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const b = u[i * stride + HIT.BOX / 4]!;
+    if (b === NO_BOX) {
+      box[i] = -1;
+      t[i] = Infinity;
+      face[i] = FACE_NONE;
+      continue;
+    }
+    box[i] = b;
+    t[i] = f[i * stride + HIT.T / 4]!;
+    face[i] = u[i * stride + HIT.FACE / 4]! & 0xff;
+    inside[i] = u[i * stride + HIT.FLAGS / 4]! & HIT_FLAG_INSIDE ? 1 : 0;
+  }
+  if (!geometryBytes) {
+    return { count: n, box, t, face, inside };
+  }
+  const g = new Float32Array(geometryBytes);
+  const gs = HIT_GEOMETRY.SIZE / 4;
+  const point = new Float64Array(3 * n).fill(NaN);
+  const normal = new Float32Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    if (box[i]! < 0) {
+      continue;
+    }
+    const r = i * RAY_F64.STRIDE;
+    for (let k = 0; k < 3; k++) {
+      point[3 * i + k] = rays.data[r + RAY_F64.ORIGIN + k]! + t[i]! * rays.data[r + RAY_F64.DIR + k]!;
+      normal[3 * i + k] = g[i * gs + HIT_GEOMETRY.NORMAL / 4 + k]!;
+    }
+  }
+  return { count: n, box, t, face, inside, point, normal };
+}
+
+function unpackAllHits(bytes: ArrayBuffer, total: number, runs: number): GpuAllHits {
+  const f = new Float32Array(bytes);
+  const u = new Uint32Array(bytes);
+  const s = HIT_RECORD.SIZE / 4;
+  const order = Array.from({ length: total }, (_, k) => k);
+  const rayOf = (k: number) => u[k * s + HIT_RECORD.RAY / 4]!;
+  const boxOf = (k: number) => u[k * s + HIT_RECORD.BOX / 4]!;
+  const tOf = (k: number) => f[k * s + HIT_RECORD.T / 4]!;
+  order.sort((a, b) => rayOf(a) - rayOf(b) || tOf(a) - tOf(b) || boxOf(a) - boxOf(b));
+  const out = {
+    count: total, runs,
+    ray: new Uint32Array(total), box: new Uint32Array(total), t: new Float32Array(total),
+    face: new Uint8Array(total), inside: new Uint8Array(total),
+  };
+  order.forEach((k, i) => {
+    const ff = u[k * s + HIT_RECORD.FACE_FLAGS / 4]!;
+    out.ray[i] = rayOf(k);
+    out.box[i] = boxOf(k);
+    out.t[i] = tOf(k);
+    out.face[i] = ff & 0xff;
+    out.inside[i] = (ff >> 8) & HIT_FLAG_INSIDE ? 1 : 0;
+  });
+  return out;
+}

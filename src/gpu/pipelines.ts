@@ -1,0 +1,135 @@
+/**
+ * Compute pipelines with explicit bind-group layouts, cached per device. The cache is a
+ * `WeakMap<GPUDevice, …>`, so a lost or destroyed device takes its pipelines with it. A WGSL
+ * compile error becomes a ShaderCompileError located at `file:line` of the chunk it came from.
+ */
+import { WORKGROUP_SIZE } from '../constants.ts';
+import { ShaderCompileError } from '../errors.ts';
+import { KERNEL_SOURCES, mapShaderLine, type LinkedShader } from './shaders.ts';
+
+/** How a kernel uses one binding of group 0. */
+export type BindingKind = 'uniform' | 'read-only-storage' | 'storage';
+
+/** One compute entry point: its linked source, name and the bindings it uses. */
+export interface KernelSpec {
+  readonly source: keyof typeof KERNEL_SOURCES;
+  readonly entry: string;
+  readonly bindings: readonly (readonly [binding: number, kind: BindingKind])[];
+}
+
+const R = 'read-only-storage' as const;
+const W = 'storage' as const;
+const U = 'uniform' as const;
+
+/** Every compute entry point of the library, with its bindings (checked by reflection in tests). */
+export const KERNELS = {
+  closestHit: { source: 'rayObbBatch', entry: 'closestHit', bindings: [[0, U], [1, R], [2, R], [3, R], [4, W], [5, W]] },
+  anyHit: { source: 'rayObbBatch', entry: 'anyHit', bindings: [[0, U], [1, R], [2, R], [3, R], [6, W]] },
+  allHits: { source: 'rayObbBatch', entry: 'allHits', bindings: [[0, U], [1, R], [2, R], [3, R], [7, W], [8, W]] },
+  obbPairs: { source: 'obbPairs', entry: 'obbPairs', bindings: [[0, U], [1, R], [2, R], [3, R], [4, W]] },
+  obbOneVsMany: { source: 'obbPairs', entry: 'obbOneVsMany', bindings: [[0, U], [1, R], [2, R], [4, W]] },
+  obbCross: { source: 'obbPairs', entry: 'obbCross', bindings: [[0, U], [1, R], [2, R], [5, W], [6, W]] },
+} as const satisfies Record<string, KernelSpec>;
+
+export type KernelName = keyof typeof KERNELS;
+
+/** A ready pipeline and the layout its bind groups must use. */
+export interface KernelPipeline {
+  readonly pipeline: GPUComputePipeline;
+  readonly layout: GPUBindGroupLayout;
+  readonly workgroupSize: number;
+}
+
+interface DeviceCache {
+  modules: Map<string, Promise<{ module: GPUShaderModule; linked: LinkedShader }>>;
+  pipelines: Map<string, Promise<KernelPipeline>>;
+}
+
+const caches = new WeakMap<GPUDevice, DeviceCache>();
+
+function cacheOf(device: GPUDevice): DeviceCache {
+  let cache = caches.get(device);
+  if (!cache) {
+    cache = { modules: new Map(), pipelines: new Map() };
+    caches.set(device, cache);
+  }
+  return cache;
+}
+
+/** Throws a ShaderCompileError for the first error message of a compilation, mapped to file:line. */
+export function throwOnCompileErrors(linked: LinkedShader, messages: readonly GPUCompilationMessage[]): void {
+  const errors = messages.filter((m) => m.type === 'error');
+  const first = errors[0];
+  if (!first) {
+    return;
+  }
+  const where = mapShaderLine(linked, first.lineNum);
+  const all = errors
+    .map((m) => {
+      const at = mapShaderLine(linked, m.lineNum);
+      return `${at.file}:${at.line}:${m.linePos}: ${m.message}`;
+    })
+    .join('\n');
+  throw new ShaderCompileError(`WGSL compile error in ${linked.label}:\n${all}`, where.file, where.line);
+}
+
+async function compile(device: GPUDevice, name: keyof typeof KERNEL_SOURCES): Promise<{ module: GPUShaderModule; linked: LinkedShader }> {
+  const linked = KERNEL_SOURCES[name]();
+  const module = device.createShaderModule({ label: `${linked.label}:module`, code: linked.code });
+  throwOnCompileErrors(linked, (await module.getCompilationInfo()).messages);
+  return { module, linked };
+}
+
+function layoutEntries(spec: KernelSpec): GPUBindGroupLayoutEntry[] {
+  return spec.bindings.map(([binding, kind]) => ({
+    binding,
+    visibility: GPUShaderStage.COMPUTE,
+    buffer: { type: kind },
+  }));
+}
+
+/**
+ * The pipeline of kernel `name` on `device` (created once per device and workgroup size).
+ *
+ * @example
+ * const { pipeline, layout } = await getKernel(device, 'closestHit');
+ */
+export function getKernel(device: GPUDevice, name: KernelName, workgroupSize = WORKGROUP_SIZE): Promise<KernelPipeline> {
+  const cache = cacheOf(device);
+  const key = `${name}@${workgroupSize}`;
+  let pending = cache.pipelines.get(key);
+  if (!pending) {
+    const spec: KernelSpec = KERNELS[name];
+    let mod = cache.modules.get(spec.source);
+    if (!mod) {
+      mod = compile(device, spec.source);
+      cache.modules.set(spec.source, mod);
+      mod.catch(() => cache.modules.delete(spec.source));
+    }
+    pending = mod.then(async ({ module, linked }) => {
+      const layout = device.createBindGroupLayout({ label: `${linked.label}:${spec.entry}:layout`, entries: layoutEntries(spec) });
+      const pipeline = await device.createComputePipelineAsync({
+        label: `${linked.label}:${spec.entry}:pipeline`,
+        layout: device.createPipelineLayout({ label: `${linked.label}:${spec.entry}:pipeline-layout`, bindGroupLayouts: [layout] }),
+        compute: { module, entryPoint: spec.entry, constants: { WG: workgroupSize } },
+      });
+      return { pipeline, layout, workgroupSize };
+    });
+    cache.pipelines.set(key, pending);
+    pending.catch(() => cache.pipelines.delete(key));
+  }
+  return pending;
+}
+
+/**
+ * Workgroup grid for `invocations` threads: x ≤ 65,535 (WebGPU's guaranteed limit), y as needed.
+ * Kernels number invocations `(wid.x + wid.y × nwg.x) × WG + lid`, so the grid may overshoot.
+ *
+ * @example
+ * dispatchGrid(10_000_000, 64) // [65535, 3]
+ */
+export function dispatchGrid(invocations: number, workgroupSize: number, maxPerDim = 65535): [number, number] {
+  const groups = Math.max(1, Math.ceil(invocations / workgroupSize));
+  const x = Math.min(groups, maxPerDim);
+  return [x, Math.ceil(groups / x)];
+}

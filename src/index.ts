@@ -1,0 +1,28 @@
+/**
+ * webgpu-obb: oriented-box collision queries in WebGPU compute shaders, with a float64 CPU
+ * reference and a comparator that proves every GPU result against it.
+ *
+ * @example
+ * import { ObbGpu, closestHit, boxArrayFrom, rayArrayFrom, compareClosestHits } from 'webgpu-obb';
+ * const gpu = await ObbGpu.create();
+ * const set = gpu.createBoxSet(boxes);
+ * const hits = await gpu.closestHit(set, rays);
+ * const cmp = compareClosestHits({ boxes: set.boxes, rays: rayArrayFrom(rays), origin: set.origin }, hits);
+ */
+export * from './constants.ts';
+export * from './errors.ts';
+export * from './core/index.ts';
+export * from './reference/index.ts';
+export * from './layout/index.ts';
+export * from './compare/compare.ts';
+export * from './compare/errorModel.ts';
+export { GpuContext, summarizeAdapter, type AdapterSummary, type GpuContextOptions } from './gpu/device.ts';
+export { BoxSet, type BoxSetOptions, type BoxSource } from './gpu/BoxSet.ts';
+export { BufferPool } from './gpu/bufferPool.ts';
+export { RayQueries, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './gpu/RayQueries.ts';
+export { PairQueries, sortPairs, type GpuPairList, type GpuPairResults } from './gpu/PairQueries.ts';
+export { ObbGpu } from './gpu/ObbGpu.ts';
+export { getKernel, dispatchGrid, KERNELS, type KernelName, type KernelSpec } from './gpu/pipelines.ts';
+export { linkShader, mapShaderLine, KERNEL_SOURCES, CHUNKS, type LinkedShader, type ShaderChunk } from './gpu/shaders.ts';
+export type { RaySource } from './gpu/inputs.ts';
+export * from './scenes/generate.ts';

@@ -1,0 +1,97 @@
+/**
+ * GPU layouts as offset tables (bytes), and the packers that use them. The numbers mirror the
+ * structs of shaders/common/types.wgsl; test/cpu/layout.test.ts reflects the linked kernels with
+ * wgsl_reflect and fails if a struct changes without its table.
+ */
+import { F32_MAX, NO_BOX } from '../constants.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
+
+export const OBB = { SIZE: 48, CENTER: 0, HX: 12, U: 16, HY: 28, V: 32, HZ: 44 } as const;
+export const RAY = { SIZE: 48, ORIGIN: 0, MAX_DISTANCE: 12, DIRECTION: 16, MASK: 28, EXCLUDE: 32 } as const;
+export const HIT = { SIZE: 16, T: 0, BOX: 4, FACE: 8, FLAGS: 12 } as const;
+export const HIT_GEOMETRY = { SIZE: 32, POINT: 0, T: 12, NORMAL: 16, BOX: 28 } as const;
+export const HIT_RECORD = { SIZE: 16, RAY: 0, BOX: 4, T: 8, FACE_FLAGS: 12 } as const;
+export const PAIR_RESULT = { SIZE: 12, GAP: 0, AXIS: 4, OVERLAP: 8 } as const;
+export const RAY_PARAMS = { SIZE: 16, RAY_COUNT: 0, BOX_COUNT: 4, FLAGS: 8, CAPACITY: 12 } as const;
+export const PAIR_PARAMS = {
+  SIZE: 48, OFFSET_B: 0, TOLERANCE: 12, COUNT_A: 16, COUNT_B: 20, PAIR_COUNT: 24, FLAGS: 28, CAPACITY: 32,
+} as const;
+
+/** Every table by its WGSL struct name (the reflection test walks this). */
+export const LAYOUTS = {
+  Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
+  PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
+} as const;
+
+/**
+ * Packs boxes `[first, first + count)` of a BoxArray into the GPU `Obb` layout, positions re-based
+ * to `origin` in float64 before rounding to float32 (floating origin: precision follows the
+ * distance from `origin`, not from the world origin).
+ *
+ * @example
+ * const bytes = packBoxes(boxes, [0, 0, 0]); device.queue.writeBuffer(buffer, 0, bytes);
+ */
+export function packBoxes(
+  boxes: BoxArray, origin: Vec3 = [0, 0, 0], first = 0, count = boxes.count - first,
+): Float32Array<ArrayBuffer> {
+  const stride = OBB.SIZE / 4;
+  const out = new Float32Array(count * stride);
+  const d = boxes.data;
+  const [ox, oy, oz] = origin;
+  for (let i = 0; i < count; i++) {
+    const s = (first + i) * BOX_F64.STRIDE;
+    const o = i * stride;
+    out[o + OBB.CENTER / 4] = d[s + BOX_F64.CENTER]! - ox;
+    out[o + OBB.CENTER / 4 + 1] = d[s + BOX_F64.CENTER + 1]! - oy;
+    out[o + OBB.CENTER / 4 + 2] = d[s + BOX_F64.CENTER + 2]! - oz;
+    out[o + OBB.HX / 4] = d[s + BOX_F64.HALF]!;
+    out[o + OBB.U / 4] = d[s + BOX_F64.U]!;
+    out[o + OBB.U / 4 + 1] = d[s + BOX_F64.U + 1]!;
+    out[o + OBB.U / 4 + 2] = d[s + BOX_F64.U + 2]!;
+    out[o + OBB.HY / 4] = d[s + BOX_F64.HALF + 1]!;
+    out[o + OBB.V / 4] = d[s + BOX_F64.V]!;
+    out[o + OBB.V / 4 + 1] = d[s + BOX_F64.V + 1]!;
+    out[o + OBB.V / 4 + 2] = d[s + BOX_F64.V + 2]!;
+    out[o + OBB.HZ / 4] = d[s + BOX_F64.HALF + 2]!;
+  }
+  return out;
+}
+
+/** Per-ray filters packed with the rays. */
+export interface RayPackOptions {
+  readonly masks?: Uint32Array | undefined;
+  /** Box index each ray must not hit; negative = none. */
+  readonly exclude?: Int32Array | undefined;
+}
+
+/**
+ * Packs a RayArray into the GPU `Ray` layout, origins re-based to `origin` (float64 first).
+ * An infinite max distance becomes F32_MAX (the GPU never sees an infinity).
+ *
+ * @example
+ * device.queue.writeBuffer(rayBuffer, 0, packRays(rays, set.origin));
+ */
+export function packRays(rays: RayArray, origin: Vec3 = [0, 0, 0], options: RayPackOptions = {}): ArrayBuffer {
+  const stride = RAY.SIZE / 4;
+  const buffer = new ArrayBuffer(rays.count * RAY.SIZE);
+  const f = new Float32Array(buffer);
+  const u = new Uint32Array(buffer);
+  const d = rays.data;
+  const [ox, oy, oz] = origin;
+  const { masks, exclude } = options;
+  for (let i = 0; i < rays.count; i++) {
+    const s = i * RAY_F64.STRIDE;
+    const o = i * stride;
+    f[o + RAY.ORIGIN / 4] = d[s + RAY_F64.ORIGIN]! - ox;
+    f[o + RAY.ORIGIN / 4 + 1] = d[s + RAY_F64.ORIGIN + 1]! - oy;
+    f[o + RAY.ORIGIN / 4 + 2] = d[s + RAY_F64.ORIGIN + 2]! - oz;
+    f[o + RAY.MAX_DISTANCE / 4] = Math.min(d[s + RAY_F64.MAX]!, F32_MAX);
+    f[o + RAY.DIRECTION / 4] = d[s + RAY_F64.DIR]!;
+    f[o + RAY.DIRECTION / 4 + 1] = d[s + RAY_F64.DIR + 1]!;
+    f[o + RAY.DIRECTION / 4 + 2] = d[s + RAY_F64.DIR + 2]!;
+    u[o + RAY.MASK / 4] = masks ? masks[i]! : 0xffffffff;
+    const ex = exclude ? exclude[i]! : -1;
+    u[o + RAY.EXCLUDE / 4] = ex < 0 ? NO_BOX : ex;
+  }
+  return buffer;
+}

@@ -1,0 +1,5 @@
+export * from './query/rayObb.ts';
+export * from './query/obbObbSat.ts';
+export * from './raycast.ts';
+export * from './pairs.ts';
+export * from './cornerOracle.ts';

@@ -1,0 +1,131 @@
+/**
+ * Box–box queries over sets, float64. CPU twins of `shaders/kernels/obb_pairs.wgsl`:
+ * `obbPairs` (a list of (i, j) pairs), `obbOneVsMany` (one box against a set), `obbCross` (two sets,
+ * every overlapping (i, j)) and the brute-force `allPairs` that the broad phase will be checked
+ * against.
+ */
+import { SAT_TOLERANCE } from '../constants.ts';
+import { ValidationError } from '../errors.ts';
+import { BOX_F64, type BoxArray, type Obb } from '../core/types.ts';
+import { makeSatScratch, obbObbSatAt, writeBoxRecord, type SatOptions } from './query/obbObbSat.ts';
+
+/** Per-pair SAT results. */
+export interface PairResults {
+  readonly count: number;
+  /** 1 where the pair overlaps (gap <= tolerance). */
+  readonly overlap: Uint8Array;
+  /** Largest gap over the tested axes, world units. */
+  readonly gap: Float64Array | Float32Array;
+  /** Axis id (0..14, see SAT_AXIS_NAMES) attaining the gap. */
+  readonly axis: Uint8Array;
+}
+
+function makePairResults(n: number): { count: number; overlap: Uint8Array; gap: Float64Array; axis: Uint8Array } {
+  return { count: n, overlap: new Uint8Array(n), gap: new Float64Array(n), axis: new Uint8Array(n) };
+}
+
+/** Throws a ValidationError naming the first pair index out of range. */
+export function checkPairs(pairs: Uint32Array | readonly (readonly [number, number])[], countA: number, countB: number): void {
+  const n = pairs instanceof Uint32Array ? pairs.length / 2 : pairs.length;
+  if (pairs instanceof Uint32Array && pairs.length % 2 !== 0) {
+    throw new ValidationError('argument', undefined, 'pairs', `length ${pairs.length} is odd (expected [i0, j0, i1, j1, …])`);
+  }
+  for (let k = 0; k < n; k++) {
+    const i = pairs instanceof Uint32Array ? pairs[2 * k]! : pairs[k]![0];
+    const j = pairs instanceof Uint32Array ? pairs[2 * k + 1]! : pairs[k]![1];
+    if (!Number.isInteger(i) || i < 0 || i >= countA) {
+      throw new ValidationError('pair', k, 'i', `= ${i} is not a box index (0..${countA - 1})`);
+    }
+    if (!Number.isInteger(j) || j < 0 || j >= countB) {
+      throw new ValidationError('pair', k, 'j', `= ${j} is not a box index (0..${countB - 1})`);
+    }
+  }
+}
+
+/**
+ * SAT on each listed pair (flat `[i0, j0, i1, j1, …]`) of one set.
+ *
+ * @example
+ * const r = obbPairs(boxArrayFrom(boxes), new Uint32Array([0, 1]));
+ * r.overlap[0], r.gap[0], SAT_AXIS_NAMES[r.axis[0]]
+ */
+export function obbPairs(boxes: BoxArray, pairs: Uint32Array, options: SatOptions = {}): PairResults {
+  checkPairs(pairs, boxes.count, boxes.count);
+  const tol = options.tolerance ?? SAT_TOLERANCE;
+  const faceOnly = options.faceOnly ?? false;
+  const n = pairs.length / 2;
+  const out = makePairResults(n);
+  const s = makeSatScratch();
+  for (let k = 0; k < n; k++) {
+    const gap = obbObbSatAt(boxes.data, pairs[2 * k]!, boxes.data, pairs[2 * k + 1]!, faceOnly, s);
+    out.gap[k] = gap;
+    out.axis[k] = s.axis;
+    out.overlap[k] = gap <= tol ? 1 : 0;
+  }
+  return out;
+}
+
+/**
+ * One box (A) against every box of a set (B); results per box of the set.
+ *
+ * @example
+ * obbOneVsMany(toObb(query), boxArrayFrom(boxes)).overlap // Uint8Array, one per box
+ */
+export function obbOneVsMany(box: Obb, boxes: BoxArray, options: SatOptions = {}): PairResults {
+  const tol = options.tolerance ?? SAT_TOLERANCE;
+  const faceOnly = options.faceOnly ?? false;
+  const one = new Float64Array(BOX_F64.STRIDE);
+  writeBoxRecord(box, one, 0);
+  const out = makePairResults(boxes.count);
+  const s = makeSatScratch();
+  for (let k = 0; k < boxes.count; k++) {
+    const gap = obbObbSatAt(one, 0, boxes.data, k, faceOnly, s);
+    out.gap[k] = gap;
+    out.axis[k] = s.axis;
+    out.overlap[k] = gap <= tol ? 1 : 0;
+  }
+  return out;
+}
+
+/**
+ * Every overlapping (i in A, j in B), flat `[i0, j0, …]`, sorted by i then j.
+ *
+ * @example
+ * obbCross(cars, pedestrians) // Uint32Array [3, 0, 3, 7, …]
+ */
+export function obbCross(a: BoxArray, b: BoxArray, options: SatOptions = {}): Uint32Array {
+  const tol = options.tolerance ?? SAT_TOLERANCE;
+  const faceOnly = options.faceOnly ?? false;
+  const s = makeSatScratch();
+  const out: number[] = [];
+  for (let i = 0; i < a.count; i++) {
+    for (let j = 0; j < b.count; j++) {
+      if (obbObbSatAt(a.data, i, b.data, j, faceOnly, s) <= tol) {
+        out.push(i, j);
+      }
+    }
+  }
+  return Uint32Array.from(out);
+}
+
+/**
+ * Every overlapping pair within one set, once each (i < j), sorted: the brute-force reference
+ * for the broad phase.
+ *
+ * @example
+ * allPairs(boxArrayFrom(boxes)) // Uint32Array [0, 7, 3, 9]
+ */
+export function allPairs(boxes: BoxArray, options: SatOptions = {}): Uint32Array {
+  const tol = options.tolerance ?? SAT_TOLERANCE;
+  const faceOnly = options.faceOnly ?? false;
+  const s = makeSatScratch();
+  const out: number[] = [];
+  for (let i = 0; i < boxes.count; i++) {
+    for (let j = i + 1; j < boxes.count; j++) {
+      if (obbObbSatAt(boxes.data, i, boxes.data, j, faceOnly, s) <= tol) {
+        out.push(i, j);
+      }
+    }
+  }
+  return Uint32Array.from(out);
+}

@@ -1,0 +1,63 @@
+/**
+ * Helpers shared by the GPU suites in the page: one ObbGpu per page, a validation error scope
+ * around every suite call that must come back empty, and JSON summaries of comparisons.
+ */
+import { ObbGpu, formatComparison, type Comparison } from '../../../src/index.ts';
+
+let instance: Promise<ObbGpu> | undefined;
+
+/** The page's ObbGpu (created on first use; every kernel compiled up front). */
+export function getGpu(): Promise<ObbGpu> {
+  instance ??= ObbGpu.create();
+  return instance;
+}
+
+/** Forget the shared instance (after a test destroyed it on purpose). */
+export function resetGpu(): void {
+  instance = undefined;
+}
+
+/** A comparison as plain JSON for the Node side, with the printable report. */
+export interface ComparisonSummary {
+  family: string;
+  total: number;
+  agree: number;
+  ambiguous: number;
+  mismatch: number;
+  ambiguousByReason: Record<string, number>;
+  mismatchByReason: Record<string, number>;
+  worstRatio: number;
+  report: string;
+  cases: unknown[];
+}
+
+export function summarize(c: Comparison, maxCases = 5): ComparisonSummary {
+  return {
+    family: c.family, total: c.total, agree: c.agree, ambiguous: c.ambiguous, mismatch: c.mismatch,
+    ambiguousByReason: { ...c.ambiguousByReason }, mismatchByReason: { ...c.mismatchByReason },
+    worstRatio: c.worstRatio, report: formatComparison(c, maxCases), cases: c.cases.slice(0, maxCases),
+  };
+}
+
+/**
+ * Runs `body` inside a validation and an out-of-memory error scope on the page's device; throws
+ * if either catches an error the library did not already turn into an exception.
+ */
+export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>): Promise<T & { adapter: string }> {
+  const gpu = await getGpu();
+  const device = gpu.ctx.device;
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  let result: T;
+  try {
+    result = await body(gpu);
+  } finally {
+    const validation = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (validation || oom) {
+      // eslint-disable-next-line no-unsafe-finally
+      throw new Error(`uncaught GPU error: ${validation?.message ?? oom?.message}`);
+    }
+  }
+  return { ...result, adapter: gpu.adapterName };
+}
