@@ -26,3 +26,4 @@ export { getKernel, dispatchGrid, KERNELS, type KernelName, type KernelSpec } fr
 export { linkShader, mapShaderLine, KERNEL_SOURCES, CHUNKS, type LinkedShader, type ShaderChunk } from './gpu/shaders.ts';
 export type { RaySource } from './gpu/inputs.ts';
 export * from './scenes/generate.ts';
+export * from './scenes/adversarial.ts';

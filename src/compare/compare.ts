@@ -231,6 +231,23 @@ function diagnoseRayBox(input: RayCompareInput, r: number, b: number, s: RayObbS
   return { hit, t: hit ? s.t : Infinity, face: s.face, inside, fragile: why !== '', fragileWhy: why, tBound, s, scale };
 }
 
+/** The smallest t over the boxes whose hit on ray r is robust (Infinity if none), with its bound. */
+function nearestRobustHit(input: RayCompareInput, r: number, s: RayObbScratch): { t: number; bound: number } {
+  let t = Infinity;
+  let bound = 0;
+  for (let b = 0; b < input.boxes.count; b++) {
+    if (!filterAccepts(input.options, r, b)) {
+      continue;
+    }
+    const d = diagnoseRayBox(input, r, b, s);
+    if (d.hit && !d.fragile && d.t < t) {
+      t = d.t;
+      bound = d.tBound;
+    }
+  }
+  return { t, bound };
+}
+
 /** Whether a GPU face id is within error of the reference's (corner and edge hits tie). */
 function faceTies(diag: RayBoxDiag, boxes: BoxArray, b: number, gpuFace: number): boolean {
   if (gpuFace === diag.face) {
@@ -259,6 +276,7 @@ export function compareClosestHits(
   const tally = new Tally(options.maxCases ?? 20);
   const sRef = makeRayObbScratch();
   const sGpu = makeRayObbScratch();
+  const sScan = makeRayObbScratch();
   const n = input.rays.count;
   if (gpu.count !== n) {
     throw new RangeError(`compareClosestHits: GPU has ${gpu.count} results for ${n} rays`);
@@ -283,6 +301,11 @@ export function compareClosestHits(
         continue;
       }
       const err = Math.abs(tg - d.t);
+      if (err > d.tBound + 1e-30 && d.fragile) {
+        // A ray in a face plane (or through an edge) has no well-conditioned crossing point.
+        tally.add(mk('ambiguous', d.fragileWhy, `box ${i}: t GPU ${fmt(tg)} vs reference ${fmt(d.t)}`));
+        continue;
+      }
       if (err > d.tBound + 1e-30) {
         tally.add(mk('mismatch', 't-error', `box ${i}: t GPU ${fmt(tg)} vs reference ${fmt(d.t)} (|Δ| ${fmt(err)} > bound ${fmt(d.tBound)})`));
         continue;
@@ -307,15 +330,20 @@ export function compareClosestHits(
     const dj = j >= 0 ? diagnoseRayBox(input, r, j, sGpu) : undefined;
     const ti = di ? di.t : Infinity;
     const bi = di ? di.tBound : 0;
+    // The nearest robust hit over every box: no GPU answer may lie clearly beyond it.
+    const front = nearestRobustHit(input, r, sScan);
     let plausibleJ: boolean;
     if (!dj) {
-      plausibleJ = true;
-    } else if (dj.hit) {
-      plausibleJ = Math.abs(tg - dj.t) <= dj.tBound && dj.t <= ti + bi + dj.tBound;
+      plausibleJ = front.t === Infinity;
     } else {
-      plausibleJ = dj.fragile;
+      // A fragile decision (origin on the surface, grazing, in a face plane) may go either way,
+      // and its t with it (t = 0 entering vs the exit distance); the front check still applies.
+      const tOk = dj.fragile || (dj.hit && Math.abs(tg - dj.t) <= dj.tBound);
+      plausibleJ = tOk && tg <= front.t + front.bound + dj.tBound;
     }
-    const iCanLose = !di || di.fragile || (dj !== undefined && Math.abs(ti - tg) <= bi + Math.max(dj.tBound, rayDistanceBound(dj.scale, tg, 1e-3)));
+    // Box i can lose to j when its own decision is fragile, or when j (a hit or a fragile miss in
+    // the reference) comes no later than i within the bounds (a tie, or a fragile j in front).
+    const iCanLose = !di || di.fragile || (dj !== undefined && tg <= ti + bi + dj.tBound);
     const why = di?.fragile ? di.fragileWhy : dj?.fragile ? dj.fragileWhy : 'closest-tie';
     tally.add(mk(plausibleJ && iCanLose ? 'ambiguous' : 'mismatch', plausibleJ && iCanLose ? why : 'wrong-box',
       `GPU box ${j} t ${fmt(tg)}, reference box ${i} t ${fmt(ti)}` +
@@ -420,7 +448,11 @@ export function compareAllHits(
       }
       if (tg !== undefined && inRef) {
         const err = Math.abs(tg - d.t);
-        if (err > d.tBound + 1e-30 && !(d.inside && input.options?.solid !== false && tg === 0)) {
+        if (err > d.tBound + 1e-30 && d.fragile) {
+          verdict = 'ambiguous';
+          reason = d.fragileWhy;
+          detail = `box ${b}: t GPU ${fmt(tg)} vs reference ${fmt(d.t)} (${d.fragileWhy})`;
+        } else if (err > d.tBound + 1e-30) {
           verdict = 'mismatch';
           reason = 't-error';
           detail = `box ${b}: t GPU ${fmt(tg)} vs reference ${fmt(d.t)} (bound ${fmt(d.tBound)})`;

@@ -30,7 +30,12 @@ import type { BoxArray, BoxInput, Obb, Ray, RayArray, RayN, Vec3 } from './types
 const { STRIDE: BS, CENTER, HALF, U, V, W } = BOX_F64;
 const { STRIDE: RS, ORIGIN, DIR, MAX } = RAY_F64;
 
-/** Options of {@link validateBoxArray}. */
+/**
+ * Options of {@link validateBoxArray}.
+ *
+ * @example
+ * validateBoxArray(raw, n, { out: scratch }) // reuse a Float64Array(15 n) every frame
+ */
 export interface ValidateBoxOptions {
   /**
    * Unit-length and orthogonality tolerance of the axes; defaults to {@link AXIS_TOLERANCE}.
@@ -47,7 +52,12 @@ export interface ValidateBoxOptions {
   readonly out?: Float64Array;
 }
 
-/** Options of {@link validateRayArray}; `out` works as in {@link ValidateBoxOptions}. */
+/**
+ * Options of {@link validateRayArray}; `out` works as in {@link ValidateBoxOptions}.
+ *
+ * @example
+ * validateRayArray(lidarSweep, n, { out: rayScratch })
+ */
 export interface ValidateRayOptions {
   readonly out?: Float64Array;
 }

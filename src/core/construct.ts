@@ -18,6 +18,10 @@ import { addScaled, cross, dot, length, normalize, perpendicular, scale, sub } f
  * matrices composed through deep scene hierarchies (≈1e-7 rounding per product) and tight
  * enough that any real shear (a parent's non-uniform scale under a rotated child: cos ≳ 1e-2
  * for a visible effect) is reported rather than silently dropped.
+ *
+ * @example
+ * // Columns (1, 0, 0) and (0.2, 1, 0): |cos| ≈ 0.196 > MATRIX_SHEAR_TOLERANCE → ValidationError
+ * obbFromMatrix([1, 0, 0, 0, 0.2, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], aabb) // throws "matrix has shear (…)"
  */
 export const MATRIX_SHEAR_TOLERANCE = AXIS_TOLERANCE;
 

@@ -106,7 +106,12 @@ export function obbFromAabb(aabb: Aabb): Obb {
   });
 }
 
-/** Options of {@link rayFromScreen}. */
+/**
+ * Options of {@link rayFromScreen}.
+ *
+ * @example
+ * rayFromScreen(x, y, w, h, invViewProj, { reversedZ: true })
+ */
 export interface ScreenRayOptions {
   /**
    * The projection maps near to clip z = 1 and far to z = 0 (reversed Z, common with WebGPU

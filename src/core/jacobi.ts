@@ -10,7 +10,13 @@
 
 import type { Vec3 } from './types.ts';
 
-/** Result of {@link symmetricEigen3}: `vectors[k]` is the unit eigenvector of `values[k]`. */
+/**
+ * Result of {@link symmetricEigen3}: `vectors[k]` is the unit eigenvector of `values[k]`.
+ *
+ * @example
+ * const { values, vectors } = symmetricEigen3(covariance)
+ * const mainAxis = vectors[0] // direction of the largest variance, values[0]
+ */
 export interface SymmetricEigen3 {
   /** Eigenvalues, sorted in descending order. */
   readonly values: readonly [number, number, number];

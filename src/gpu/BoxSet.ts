@@ -5,6 +5,7 @@
  * only the changed range. Every change is validated before anything reaches the GPU: a rejected
  * update leaves the set exactly as it was.
  */
+import { BufferUsage } from './flags.ts';
 import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
 import { boxArrayFrom, validateBoxArray } from '../core/canonical.ts';
 import { ValidationError } from '../errors.ts';
@@ -29,7 +30,7 @@ export interface BoxSetOptions {
   readonly label?: string;
 }
 
-const USAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
 function canonicalBoxes(source: BoxSource): BoxArray {
   if (Array.isArray(source)) {

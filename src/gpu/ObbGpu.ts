@@ -1,7 +1,9 @@
 /**
  * The GPU backend in one object: a context, a buffer pool, box sets and every query.
  */
+import { WORKGROUP_SIZE } from '../constants.ts';
 import type { BoxInput } from '../core/types.ts';
+import { ValidationError } from '../errors.ts';
 import type { SatOptions } from '../reference/query/obbObbSat.ts';
 import { BoxSet, type BoxSetOptions, type BoxSource } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
@@ -26,26 +28,30 @@ export class ObbGpu {
   readonly pairs: PairQueries;
   private readonly sets = new Set<BoxSet>();
 
-  private constructor(ctx: GpuContext) {
+  private constructor(ctx: GpuContext, workgroupSize: number) {
     this.ctx = ctx;
     this.pool = new BufferPool(ctx);
-    this.rays = new RayQueries(ctx, this.pool);
-    this.pairs = new PairQueries(ctx, this.pool);
+    this.rays = new RayQueries(ctx, this.pool, workgroupSize);
+    this.pairs = new PairQueries(ctx, this.pool, workgroupSize);
   }
 
   /**
    * Acquires a device (or wraps `options.device`) and compiles every kernel up front, so compile
    * errors surface here (as ShaderCompileError with file:line) and queries start at once.
    */
-  static async create(options: GpuContextOptions = {}): Promise<ObbGpu> {
+  static async create(options: GpuContextOptions & { readonly workgroupSize?: number } = {}): Promise<ObbGpu> {
+    const workgroupSize = options.workgroupSize ?? WORKGROUP_SIZE;
+    if (!Number.isInteger(workgroupSize) || workgroupSize < 1 || workgroupSize > 256) {
+      throw new ValidationError('argument', undefined, 'workgroupSize', `must be an integer in 1..256 (got ${String(workgroupSize)})`);
+    }
     const ctx = await GpuContext.create(options);
     try {
-      await Promise.all((Object.keys(KERNELS) as KernelName[]).map((k) => getKernel(ctx.device, k)));
+      await Promise.all((Object.keys(KERNELS) as KernelName[]).map((k) => getKernel(ctx.device, k, workgroupSize)));
     } catch (error) {
       ctx.destroy();
       throw error;
     }
-    return new ObbGpu(ctx);
+    return new ObbGpu(ctx, workgroupSize);
   }
 
   /** The adapter's name, e.g. "google swiftshader (fallback)". */

@@ -3,7 +3,9 @@
  * two sets or within one. Host side of `shaders/kernels/obb_pairs.wgsl`; CPU twins in
  * src/reference/pairs.ts.
  */
+import { BufferUsage } from './flags.ts';
 import { PAIR_OPT_FACE_ONLY, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
+import { WORKGROUP_SIZE } from '../constants.ts';
 import { toObb } from '../core/canonical.ts';
 import type { BoxInput } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
@@ -29,9 +31,9 @@ export interface GpuPairList {
   readonly runs: number;
 }
 
-const STORAGE_IN = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
-const STORAGE_OUT = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-const UNIFORM = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
+const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
 function checkTolerance(options: SatOptions): number {
   const tol = options.tolerance ?? SAT_TOLERANCE;
@@ -63,8 +65,12 @@ function flatPairs(pairs: Uint32Array | readonly (readonly [number, number])[]):
 export class PairQueries {
   readonly pool: BufferPool;
 
-  constructor(readonly ctx: GpuContext, pool?: BufferPool) {
+  /** Workgroup size of the kernels (the WGSL `override WG`; default WORKGROUP_SIZE). */
+  readonly workgroupSize: number;
+
+  constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE) {
     this.pool = pool ?? new BufferPool(ctx);
+    this.workgroupSize = workgroupSize;
   }
 
   private params(p: { offsetB?: readonly number[]; tolerance: number; countA: number; countB: number; pairCount: number; flags: number; capacity: number }): GPUBuffer {
@@ -87,7 +93,7 @@ export class PairQueries {
   }
 
   private async dispatch(name: KernelName, invocations: number, entries: Record<number, GPUBuffer>): Promise<void> {
-    const kernel = await getKernel(this.ctx.device, name);
+    const kernel = await getKernel(this.ctx.device, name, this.workgroupSize);
     await this.ctx.scoped(`${name} (${invocations} invocations)`, () => {
       const enc = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${name}` });
       const bindGroup = this.ctx.device.createBindGroup({

@@ -8,7 +8,9 @@
  * caller's next pass (picking feeding a render without a readback), and `encodeClosestHit`
  * records into the caller's own encoder.
  */
+import { BufferUsage } from './flags.ts';
 import { FACE_NONE, HIT_FLAG_INSIDE, NO_BOX, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY, RAY_OPT_NOT_SOLID } from '../constants.ts';
+import { WORKGROUP_SIZE } from '../constants.ts';
 import { RAY_F64, type RayArray } from '../core/types.ts';
 import { HIT, HIT_GEOMETRY, HIT_RECORD, RAY, RAY_PARAMS, packRays } from '../layout/index.ts';
 import type { ClosestHits, AllHits } from '../reference/raycast.ts';
@@ -56,9 +58,9 @@ export interface GpuHitBuffers {
   destroy(): void;
 }
 
-const STORAGE_IN = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
-const STORAGE_OUT = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-const UNIFORM = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
+const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
 interface PreparedRays {
   readonly rays: RayArray;
@@ -75,8 +77,12 @@ interface PreparedRays {
 export class RayQueries {
   readonly pool: BufferPool;
 
-  constructor(readonly ctx: GpuContext, pool?: BufferPool) {
+  /** Workgroup size of the kernels (the WGSL `override WG`; default WORKGROUP_SIZE). */
+  readonly workgroupSize: number;
+
+  constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE) {
     this.pool = pool ?? new BufferPool(ctx);
+    this.workgroupSize = workgroupSize;
   }
 
   private prepare(set: BoxSet, source: RaySource, options: GpuRayOptions, extraFlags = 0): PreparedRays {
@@ -118,7 +124,7 @@ export class RayQueries {
     name: KernelName, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
     outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder,
   ): Promise<void> {
-    const kernel = await getKernel(this.ctx.device, name);
+    const kernel = await getKernel(this.ctx.device, name, this.workgroupSize);
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: params } },
       { binding: 1, resource: { buffer: set.buffer } },
@@ -193,8 +199,8 @@ export class RayQueries {
     const n = prep.rays.count;
     const ctx = this.ctx;
     return ctx.sequence('closestHitBuffers', async () => {
-      const hits = ctx.createBuffer({ label: `${ctx.label}:hits`, size: Math.max(16, n * HIT.SIZE), usage: STORAGE_OUT | GPUBufferUsage.VERTEX });
-      const geometry = ctx.createBuffer({ label: `${ctx.label}:hit-geometry`, size: Math.max(32, n * HIT_GEOMETRY.SIZE), usage: STORAGE_OUT | GPUBufferUsage.VERTEX });
+      const hits = ctx.createBuffer({ label: `${ctx.label}:hits`, size: Math.max(16, n * HIT.SIZE), usage: STORAGE_OUT | BufferUsage.VERTEX });
+      const geometry = ctx.createBuffer({ label: `${ctx.label}:hit-geometry`, size: Math.max(32, n * HIT_GEOMETRY.SIZE), usage: STORAGE_OUT | BufferUsage.VERTEX });
       const params = this.params(n, set.count, prep.flags, 0);
       const rays = this.upload(prep.packed, 'rays');
       try {

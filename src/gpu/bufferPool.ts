@@ -3,6 +3,7 @@
  * output and staging buffers here and give them back only once the GPU is done with them (after
  * the readback of the same submission resolved), so a buffer is never reused too early.
  */
+import { BufferUsage } from './flags.ts';
 import type { GpuContext } from './device.ts';
 
 const MIN_CLASS = 256;
@@ -18,7 +19,7 @@ function sizeClass(size: number): number {
 /**
  * @example
  * const pool = new BufferPool(ctx);
- * const b = pool.acquire(1000, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, 'rays');
+ * const b = pool.acquire(1000, BufferUsage.STORAGE | BufferUsage.COPY_DST, 'rays');
  * // … submit work using b, await its completion …
  * pool.release(b);
  */

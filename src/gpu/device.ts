@@ -5,6 +5,7 @@
  * `destroy()` frees them all, turns error-scope results into thrown {@link GpuError}s named by
  * operation, and turns a lost device into {@link DeviceLostError} for in-flight and later work.
  */
+import { BufferUsage, MapMode } from './flags.ts';
 import { CapacityError, DeviceLostError, GpuError } from '../errors.ts';
 
 /** What the adapter says about itself (copied: GPUAdapterInfo's fields are prototype getters). */
@@ -218,7 +219,7 @@ export class GpuContext {
     const staging = this.createBuffer({
       label: `${this.label}:staging`,
       size: alignTo(size, 4),
-      usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
+      usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ,
     });
     try {
       await this.scoped(operation, () => {
@@ -226,7 +227,7 @@ export class GpuContext {
         encoder.copyBufferToBuffer(source, offset, staging, 0, alignTo(size, 4));
         this.device.queue.submit([encoder.finish()]);
       });
-      await this.whileAlive(operation, staging.mapAsync(GPUMapMode.READ));
+      await this.whileAlive(operation, staging.mapAsync(MapMode.READ));
       const out = staging.getMappedRange(0, alignTo(size, 4)).slice(0, size);
       staging.unmap();
       return out;

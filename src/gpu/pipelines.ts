@@ -3,6 +3,7 @@
  * `WeakMap<GPUDevice, …>`, so a lost or destroyed device takes its pipelines with it. A WGSL
  * compile error becomes a ShaderCompileError located at `file:line` of the chunk it came from.
  */
+import { ShaderStage } from './flags.ts';
 import { WORKGROUP_SIZE } from '../constants.ts';
 import { ShaderCompileError } from '../errors.ts';
 import { KERNEL_SOURCES, mapShaderLine, type LinkedShader } from './shaders.ts';
@@ -83,7 +84,7 @@ async function compile(device: GPUDevice, name: keyof typeof KERNEL_SOURCES): Pr
 function layoutEntries(spec: KernelSpec): GPUBindGroupLayoutEntry[] {
   return spec.bindings.map(([binding, kind]) => ({
     binding,
-    visibility: GPUShaderStage.COMPUTE,
+    visibility: ShaderStage.COMPUTE,
     buffer: { type: kind },
   }));
 }

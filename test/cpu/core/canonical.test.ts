@@ -283,6 +283,28 @@ describe('validateBoxArray', () => {
     expect(caught(() => validateBoxArray(data)).message).toBe('box 1532: axes are not orthonormal (|u·v| = 0.013, tolerance 0.0001)');
   });
 
+  it('writes into options.out (in place too) and leaves it untouched on error (seed 33)', () => {
+    fc.assert(
+      fc.property(rawBoxesArb, (data) => {
+        const n = data.length / BOX_F64.STRIDE;
+        const expected = validateBoxArray(data).data;
+        const out = new Float64Array(data.length);
+        expect(validateBoxArray(data, n, { out }).data).toBe(out);
+        expect(out).toEqual(expected);
+        const inPlace = data.slice();
+        expect(validateBoxArray(inPlace, n, { out: inPlace }).data).toEqual(expected);
+        // A bad last box: nothing is written, not even the good boxes before it.
+        const bad = data.slice();
+        bad[bad.length - 1] = NaN;
+        const before = bad.slice();
+        expect(() => validateBoxArray(bad, n, { out: bad })).toThrow(ValidationError);
+        expect(bad).toEqual(before);
+      }),
+      { seed: 33, numRuns: 50 },
+    );
+    expect(caught(() => validateBoxArray(makeBoxArray(2).data, 2, { out: new Float64Array(29) })).field).toBe('out');
+  });
+
   it('accepts Float32Array input', () => {
     const raw = new Float32Array([1, 2, 3, 1, 1, 1, Math.SQRT1_2, Math.SQRT1_2, 0, -Math.SQRT1_2, Math.SQRT1_2, 0, 0, 0, 1]);
     const arr = validateBoxArray(raw);
@@ -325,6 +347,19 @@ describe('validateRayArray', () => {
       }),
       { seed: 41, numRuns: 100 },
     );
+  });
+
+  it('writes into options.out and leaves it untouched on error', () => {
+    const data = new Float64Array([1, 2, 3, 0, 0, 2, 5, 0, 0, 0, 3, 0, 0, Infinity]);
+    const out = new Float64Array(14).fill(7);
+    validateRayArray(data, 2, { out });
+    expect(Array.from(out)).toEqual([1, 2, 3, 0, 0, 1, 5, 0, 0, 0, 1, 0, 0, Infinity]);
+    const bad = data.slice();
+    bad[13] = -1;
+    out.fill(7);
+    expect(caught(() => validateRayArray(bad, 2, { out })).index).toBe(1);
+    expect(out.every((x) => x === 7)).toBe(true);
+    expect(caught(() => validateRayArray(data, 2, { out: new Float64Array(7) })).field).toBe('out');
   });
 
   it('names the bad ray', () => {

@@ -1,0 +1,88 @@
+/**
+ * Ray kernels on the GPU (headless Chromium; SwiftShader here, a real GPU where present) against
+ * the float64 reference through the comparator: zero mismatches on random and adversarial
+ * suites, ambiguous counts printed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openGpuPage, type GpuPage } from './harness.ts';
+import type { ComparisonSummary } from './page/shared.ts';
+
+let gpu: GpuPage;
+beforeAll(async () => {
+  gpu = await openGpuPage();
+});
+afterAll(async () => {
+  await gpu?.close();
+});
+
+function expectClean(s: ComparisonSummary, maxAmbiguousFraction = 1): void {
+  console.log(s.report);
+  expect(s.mismatch, s.report).toBe(0);
+  expect(s.agree + s.ambiguous).toBe(s.total);
+  expect(s.ambiguous / Math.max(1, s.total)).toBeLessThanOrEqual(maxAmbiguousFraction);
+}
+
+const families = ['closest', 'any', 'all'] as const;
+
+describe.each(families)('%s hit', (family) => {
+  // 100,000 rays per family (× 64 boxes); random suites must stay well under 0.1% ambiguous.
+  it(`random: 100,000 rays × 64 boxes (seed ${1000 + families.indexOf(family)})`, async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary; gpuMs: number; hits: number }>(
+      'rays', 'random', family, 1000 + families.indexOf(family), 100_000, 64);
+    expect(r.summary.total).toBe(100_000);
+    expectClean(r.summary, 1e-3);
+  });
+
+  it('random, solid: false (seed 2024)', async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary }>('rays', 'random', family, 2024, 20_000, 64, false);
+    expectClean(r.summary, 1e-3);
+  });
+
+  it('adversarial groups (seed 7)', async () => {
+    const r = await gpu.call<{ groups: { name: string; summary: ComparisonSummary }[] }>('rays', 'adversarial', family, 7);
+    expect(r.groups.length).toBeGreaterThanOrEqual(12);
+    for (const g of r.groups) {
+      console.log(`[${g.name}]`);
+      expectClean(g.summary);
+    }
+  });
+});
+
+describe('ray options', () => {
+  it('max distance just short of and just past each hit (seed 31)', async () => {
+    const r = await gpu.call<{ short: ComparisonSummary; past: ComparisonSummary; refHits: number }>('rays', 'maxDistanceAroundHit', 31, 5000);
+    expect(r.refHits).toBeGreaterThan(1000);
+    expectClean(r.short);
+    expectClean(r.past);
+  });
+
+  it('non-unit directions are normalised (seed 32)', async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary }>('rays', 'nonUnitDirections', 32, 5000);
+    expectClean(r.summary, 1e-3);
+  });
+
+  it('hit points and normals (geometry output, seed 33)', async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary; normalErrors: number; hitCount: number }>('rays', 'geometry', 33, 5000);
+    expectClean(r.summary, 1e-3);
+    expect(r.hitCount).toBeGreaterThan(1000);
+    expect(r.normalErrors).toBe(0);
+  });
+
+  it('all hits: capacity 1 re-runs and drops nothing (seed 34)', async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary; count: number; runs: number }>('rays', 'allHitsOverflow', 34, 1);
+    expect(r.count).toBeGreaterThan(100);
+    expect(r.runs).toBe(2);
+    expectClean(r.summary);
+  });
+
+  it('dispatch beyond 65,535 workgroups (workgroup size 1, 70,000 rays)', async () => {
+    const r = await gpu.call<{ closest: ComparisonSummary; any: ComparisonSummary }>('rays', 'largeDispatch', 70_000);
+    expect(r.closest.total).toBe(70_000);
+    expectClean(r.closest, 1e-3);
+    expectClean(r.any, 1e-3);
+  });
+
+  it('the page logged no errors', () => {
+    expect(gpu.consoleErrors).toEqual([]);
+  });
+});
