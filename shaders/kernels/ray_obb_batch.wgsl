@@ -21,8 +21,19 @@ override WG: u32 = 64u;
 @group(0) @binding(7) var<storage, read_write> records: array<HitRecord>;
 @group(0) @binding(8) var<storage, read_write> counter: atomic<u32>;
 
-var<workgroup> tileBoxes: array<Obb, BOX_TILE>;
-var<workgroup> tileMasks: array<u32, BOX_TILE>;
+// A box as staged in workgroup memory: w and the bounding-sphere radius computed once per
+// workgroup instead of once per ray.
+struct TileBox {
+  center: vec3f,
+  radius: f32,
+  u: vec3f,
+  mask: u32,
+  v: vec3f,
+  w: vec3f,
+  h: vec3f,
+}
+
+var<workgroup> tile: array<TileBox, BOX_TILE>;
 
 fn rayIndexOf(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
   return (wid.x + wid.y * nwg.x) * WG + lid;
@@ -33,14 +44,24 @@ fn loadTile(base: u32, lid: u32) {
   for (var k = lid; k < BOX_TILE; k += WG) {
     let i = base + k;
     if (i < params.boxCount) {
-      tileBoxes[k] = boxes[i];
+      let b = boxes[i];
+      let h = vec3f(b.hx, b.hy, b.hz);
+      var mask = 0xffffffffu;
       if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
-        tileMasks[k] = boxMasks[i];
-      } else {
-        tileMasks[k] = 0xffffffffu;
+        mask = boxMasks[i];
       }
+      tile[k] = TileBox(b.center, length(h), b.u, mask, b.v, obbW(b), h);
     }
   }
+}
+
+// The slab test against staged box k (after the filters and the conservative sphere cull).
+fn testTileBox(ray: Ray, k: u32, tLimit: f32, solid: bool) -> RayBoxHit {
+  let b = tile[k];
+  if (raySphereCull(ray.origin, ray.direction, b.center, b.radius, tLimit)) {
+    return RayBoxHit(0.0, FACE_NONE, 0u);
+  }
+  return rayObbAxes(ray.origin, ray.direction, ray.maxDistance, b.center, b.u, b.v, b.w, b.h, solid);
 }
 
 // The filters every ray query applies before the slab test.
@@ -73,10 +94,12 @@ fn closestHit(
     if (live) {
       let n = tileCount(base);
       for (var k = 0u; k < n; k++) {
-        if (!rayAccepts(ray, base + k, tileMasks[k])) {
+        if (!rayAccepts(ray, base + k, tile[k].mask)) {
           continue;
         }
-        let h = rayObb(ray.origin, ray.direction, ray.maxDistance, tileBoxes[k], solid);
+        // Nothing beyond the best hit so far can win (a tie needs an equal t, which the cull's
+        // margin keeps), nor beyond maxDistance.
+        let h = testTileBox(ray, k, min(ray.maxDistance, best.t), solid);
         // Boxes come in index order: only a strictly smaller t wins, so ties keep the smaller index.
         if ((h.flags & HIT_FLAG_HIT) != 0u && (best.box == NO_BOX || h.t < best.t)) {
           best = Hit(h.t, base + k, h.face, h.flags);
@@ -119,8 +142,8 @@ fn anyHit(
     if (live && !found) {
       let n = tileCount(base);
       for (var k = 0u; k < n; k++) {
-        if (rayAccepts(ray, base + k, tileMasks[k]) &&
-            (rayObb(ray.origin, ray.direction, ray.maxDistance, tileBoxes[k], solid).flags & HIT_FLAG_HIT) != 0u) {
+        if (rayAccepts(ray, base + k, tile[k].mask) &&
+            (testTileBox(ray, k, ray.maxDistance, solid).flags & HIT_FLAG_HIT) != 0u) {
           found = true;
           break;
         }
@@ -152,10 +175,10 @@ fn allHits(
     if (live) {
       let n = tileCount(base);
       for (var k = 0u; k < n; k++) {
-        if (!rayAccepts(ray, base + k, tileMasks[k])) {
+        if (!rayAccepts(ray, base + k, tile[k].mask)) {
           continue;
         }
-        let h = rayObb(ray.origin, ray.direction, ray.maxDistance, tileBoxes[k], solid);
+        let h = testTileBox(ray, k, ray.maxDistance, solid);
         if ((h.flags & HIT_FLAG_HIT) != 0u) {
           // The counter keeps counting past capacity; the host re-runs with a larger buffer.
           let slot = atomicAdd(&counter, 1u);

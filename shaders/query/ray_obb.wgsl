@@ -1,5 +1,6 @@
 // ray_obb.wgsl — ray–OBB slab test; pure functions, no bindings.
-// Entry points: none. Functions: rayObbLocal (box frame), rayObb (world).
+// Entry points: none. Functions: rayObbLocal (box frame), rayObb (world), raySphereCull,
+// obbFaceNormal.
 // CPU twin: src/reference/query/rayObb.ts (same statement order, epsilons and face ids).
 // Near-zero local direction components take the parallel branch (abs(d) < EPS_DIR) instead of
 // dividing: WGSL implementations may assume no infinities (WebGPU CTS docs/fp_primer.md).
@@ -10,39 +11,35 @@ struct RayBoxHit {
   flags: u32,
 }
 
+// The slab loop of the reference (k = 0, 1, 2), written with vector operations: a parallel
+// slab gets tIn = -F32_MAX and tOut = F32_MAX, so the strict comparisons below skip it exactly
+// as the reference's `continue` does, and the first axis attaining the extreme wins ties.
 fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHit {
-  var tNear = -F32_MAX;
-  var tFar = F32_MAX;
-  var nearFace = FACE_NONE;
-  var farFace = FACE_NONE;
-  var parallelMiss = false;
-  for (var k = 0u; k < 3u; k++) {
-    let pk = p[k];
-    let dk = d[k];
-    let hk = h[k];
-    if (abs(dk) < EPS_DIR) {
-      // Parallel to this slab: no crossing; the origin must already lie within it.
-      if (hk - abs(pk) < 0.0) {
-        parallelMiss = true;
-      }
-      continue;
-    }
-    // The -face plane is at -h, the +face plane at +h. Moving along +d enters through -face.
-    let tNeg = (-hk - pk) / dk;
-    let tPos = (hk - pk) / dk;
-    let entersNeg = dk > 0.0;
-    let tIn = select(tPos, tNeg, entersNeg);
-    let tOut = select(tNeg, tPos, entersNeg);
-    if (tIn > tNear) {
-      tNear = tIn;
-      nearFace = 2u * k + select(0u, 1u, entersNeg);
-    }
-    if (tOut < tFar) {
-      tFar = tOut;
-      farFace = 2u * k + select(1u, 0u, entersNeg);
-    }
+  let parallel = abs(d) < vec3f(EPS_DIR);
+  // Parallel to a slab: no crossing; the origin must already lie within it.
+  if (any(parallel & (h - abs(p) < vec3f(0.0)))) {
+    return RayBoxHit(0.0, FACE_NONE, 0u);
   }
-  if (parallelMiss || tNear > tFar || tFar < 0.0) {
+  // The -face plane is at -h, the +face plane at +h. Moving along +d enters through -face.
+  let dSafe = select(d, vec3f(1.0), parallel);
+  let tNeg = (-h - p) / dSafe;
+  let tPos = (h - p) / dSafe;
+  let entersNeg = d > vec3f(0.0);
+  let tIn = select(select(tPos, tNeg, entersNeg), vec3f(-F32_MAX), parallel);
+  let tOut = select(select(tNeg, tPos, entersNeg), vec3f(F32_MAX), parallel);
+  let inFace = vec3u(0u, 2u, 4u) + select(vec3u(0u), vec3u(1u), entersNeg);
+  let outFace = vec3u(0u, 2u, 4u) + select(vec3u(1u), vec3u(0u), entersNeg);
+  var tNear = -F32_MAX;
+  var nearFace = FACE_NONE;
+  var tFar = F32_MAX;
+  var farFace = FACE_NONE;
+  if (tIn.x > tNear) { tNear = tIn.x; nearFace = inFace.x; }
+  if (tIn.y > tNear) { tNear = tIn.y; nearFace = inFace.y; }
+  if (tIn.z > tNear) { tNear = tIn.z; nearFace = inFace.z; }
+  if (tOut.x < tFar) { tFar = tOut.x; farFace = outFace.x; }
+  if (tOut.y < tFar) { tFar = tOut.y; farFace = outFace.y; }
+  if (tOut.z < tFar) { tFar = tOut.z; farFace = outFace.z; }
+  if (tNear > tFar || tFar < 0.0) {
     return RayBoxHit(0.0, FACE_NONE, 0u);
   }
   if (tNear >= 0.0) {
@@ -61,16 +58,37 @@ fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHi
   return RayBoxHit(tFar, farFace, HIT_FLAG_HIT | HIT_FLAG_INSIDE);
 }
 
+// Conservative early-out before the slab test: true when the ray certainly misses the box's
+// bounding sphere (centre c, radius r), or meets it only beyond tLimit. The margins (1e-3 of the
+// radius, 1e-6 of |c − o|², 1e-5 of the distance) exceed the float32 error of these few
+// operations many times over, so a box the slab test could hit is never skipped; the results
+// are those of the slab test alone. CPU twin: raySphereCull in src/reference/query/rayObb.ts.
+fn raySphereCull(origin: vec3f, direction: vec3f, c: vec3f, r: f32, tLimit: f32) -> bool {
+  let rel = c - origin;
+  let tc = dot(rel, direction);
+  let perp = rel - tc * direction;
+  let rr = r * 1.001;
+  if (dot(perp, perp) > rr * rr + 1e-6 * dot(rel, rel)) {
+    return true;
+  }
+  let slack = rr + 1e-5 * abs(tc);
+  return tc + slack < 0.0 || tc - slack > tLimit;
+}
+
 fn obbW(box: Obb) -> vec3f {
   return cross(box.u, box.v);
 }
 
 fn rayObb(origin: vec3f, direction: vec3f, tMax: f32, box: Obb, solid: bool) -> RayBoxHit {
-  let w = obbW(box);
-  let rel = origin - box.center;
-  let p = vec3f(dot(rel, box.u), dot(rel, box.v), dot(rel, w));
-  let d = vec3f(dot(direction, box.u), dot(direction, box.v), dot(direction, w));
-  return rayObbLocal(p, d, vec3f(box.hx, box.hy, box.hz), tMax, solid);
+  return rayObbAxes(origin, direction, tMax, box.center, box.u, box.v, obbW(box), vec3f(box.hx, box.hy, box.hz), solid);
+}
+
+// rayObb with the third axis already known (kernels precompute w = u × v once per box).
+fn rayObbAxes(origin: vec3f, direction: vec3f, tMax: f32, c: vec3f, u: vec3f, v: vec3f, w: vec3f, h: vec3f, solid: bool) -> RayBoxHit {
+  let rel = origin - c;
+  let p = vec3f(dot(rel, u), dot(rel, v), dot(rel, w));
+  let d = vec3f(dot(direction, u), dot(direction, v), dot(direction, w));
+  return rayObbLocal(p, d, h, tMax, solid);
 }
 
 // Outward world normal of a face id (zero for FACE_NONE).

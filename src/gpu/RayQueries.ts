@@ -122,7 +122,7 @@ export class RayQueries {
   /** Records one dispatch of a ray kernel; `outputs` maps binding numbers to buffers. */
   private async dispatch(
     name: KernelName, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
-    outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder,
+    outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites,
   ): Promise<void> {
     const kernel = await getKernel(this.ctx.device, name, this.workgroupSize);
     const entries: GPUBindGroupEntry[] = [
@@ -136,7 +136,9 @@ export class RayQueries {
     await this.ctx.scoped(`${name} (${rayCount} rays × ${set.count} boxes)`, () => {
       const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${name}` });
       const bindGroup = this.ctx.device.createBindGroup({ label: `${this.ctx.label}:${name}:bind-group`, layout: kernel.layout, entries });
-      const pass = enc.beginComputePass({ label: `${this.ctx.label}:${name}:pass` });
+      const pass = enc.beginComputePass(timestampWrites
+        ? { label: `${this.ctx.label}:${name}:pass`, timestampWrites }
+        : { label: `${this.ctx.label}:${name}:pass` });
       pass.setPipeline(kernel.pipeline);
       pass.setBindGroup(0, bindGroup);
       const [x, y] = dispatchGrid(rayCount, kernel.workgroupSize);
@@ -240,9 +242,10 @@ export class RayQueries {
    */
   async encodeClosestHit(
     encoder: GPUCommandEncoder, set: BoxSet, rays: GPUBuffer, rayCount: number,
-    hits: GPUBuffer, geometry: GPUBuffer, options: { readonly solid?: boolean } = {},
+    hits: GPUBuffer, geometry: GPUBuffer,
+    options: { readonly solid?: boolean; readonly geometry?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
   ): Promise<void> {
-    let flags = RAY_OPT_GEOMETRY;
+    let flags = options.geometry === false ? 0 : RAY_OPT_GEOMETRY;
     if (options.solid === false) {
       flags |= RAY_OPT_NOT_SOLID;
     }
@@ -250,7 +253,7 @@ export class RayQueries {
       flags |= RAY_OPT_BOX_MASKS;
     }
     const params = this.params(rayCount, set.count, flags, 0);
-    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder);
+    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder, options.timestampWrites);
     void this.ctx.device.queue.onSubmittedWorkDone().then(() => this.pool.release(params), () => undefined);
   }
 

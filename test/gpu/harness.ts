@@ -49,6 +49,8 @@ export interface GpuPage {
 export interface GpuPageOptions extends LaunchOptions {
   /** Milliseconds to wait for `window.__ready` (default 60 s). */
   readyTimeout?: number;
+  /** Page folder to serve (default test/gpu/page; the benchmarks serve bench/page). */
+  root?: string;
 }
 
 type CallOutcome =
@@ -60,7 +62,7 @@ type CallOutcome =
  * launches Chromium, opens the page and waits until every suite module has loaded.
  */
 export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage> {
-  const { readyTimeout = 60_000, ...launchOptions } = options;
+  const { readyTimeout = 60_000, root = pageRoot, ...launchOptions } = options;
   const cleanups: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
     while (cleanups.length > 0) {
@@ -68,7 +70,7 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
     }
   };
   try {
-    const server = await startServer();
+    const server = await startServer(root);
     cleanups.push(() => server.close());
     const address = server.httpServer?.address();
     if (!address || typeof address === 'string') {
@@ -184,10 +186,10 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
   }
 }
 
-async function startServer(): Promise<ViteDevServer> {
+async function startServer(root: string): Promise<ViteDevServer> {
   const server = await createServer({
     configFile: false,
-    root: pageRoot,
+    root,
     // Keep this server's dependency cache apart from Vitest's own.
     cacheDir: `${repoRoot}node_modules/.vite/gpu-page`,
     logLevel: 'warn',

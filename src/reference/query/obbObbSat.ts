@@ -4,7 +4,7 @@
  *
  * Axes in order A0..A2, B0..B2, then AixBj (id 6 + 3i + j). For each axis L (unnormalised):
  *   sep = |T·L| − Σ hA_k |A_k·L| − Σ hB_k |B_k·L|,   T = cB − cA,
- * and its world-unit gap is sep / |L|. The result is the largest gap over the tested axes and the
+ * evaluated in A's frame (see obbObbSatAt), and its world-unit gap is sep / |L|. The result is the largest gap over the tested axes and the
  * first axis attaining it; `overlap = gap <= tolerance`. Edge-cross axes with |L|² below
  * SAT_EDGE_EPS_SQ are skipped (see constants.ts for why that is conservative). Every axis is
  * evaluated (no early exit) because the largest gap is part of the answer; the per-axis gaps are
@@ -40,14 +40,23 @@ export function makeSatScratch(): SatScratch {
   };
 }
 
-// Per-call scratch for the two frames: 9 + 9 numbers, reused (no allocation per call).
-const A = new Float64Array(9);
-const B = new Float64Array(9);
+// Per-call scratch (no allocation per call): R[3i + j] = Ai·Bj, and T in A's frame.
+const R = new Float64Array(9);
+const TA = new Float64Array(3);
+const HA = new Float64Array(3);
+const HB = new Float64Array(3);
 
 /**
  * SAT between box `ia` of `boxesA` and box `ib` of `boxesB` (BOX_F64 records). Returns the largest
  * gap; details in `out`. `faceOnly` tests the six face axes only (a cheap early-out, and a
  * comparison mode: it can report contact for boxes that an edge-cross axis separates).
+ *
+ * Works in A's frame (Gottschalk's formulation): with R[i][j] = Ai·Bj and T_A = (T·A0, T·A1, T·A2),
+ * every projection is a few products of R and T_A entries. For L = Ai × Bj (i1, i2 and j1, j2 the
+ * cyclic successors of i and j): T·L = T_A[i2]·R[i1][j] − T_A[i1]·R[i2][j],
+ * rA = hA[i1]|R[i2][j]| + hA[i2]|R[i1][j]|, rB = hB[j1]|R[i][j2]| + hB[j2]|R[i][j1]|, and
+ * |L|² = R[i1][j]² + R[i2][j]² (a sum of squares: no cancellation for near-parallel edges).
+ * Both boxes must be canonical (orthonormal, right-handed), as toObb makes them.
  */
 export function obbObbSatAt(
   boxesA: Float64Array, ia: number, boxesB: Float64Array, ib: number,
@@ -55,15 +64,20 @@ export function obbObbSatAt(
 ): number {
   const a = ia * BOX_F64.STRIDE;
   const b = ib * BOX_F64.STRIDE;
-  for (let k = 0; k < 9; k++) {
-    A[k] = boxesA[a + BOX_F64.U + k]!;
-    B[k] = boxesB[b + BOX_F64.U + k]!;
-  }
   const tx = boxesB[b]! - boxesA[a]!;
   const ty = boxesB[b + 1]! - boxesA[a + 1]!;
   const tz = boxesB[b + 2]! - boxesA[a + 2]!;
-  const ha0 = boxesA[a + BOX_F64.HALF]!, ha1 = boxesA[a + BOX_F64.HALF + 1]!, ha2 = boxesA[a + BOX_F64.HALF + 2]!;
-  const hb0 = boxesB[b + BOX_F64.HALF]!, hb1 = boxesB[b + BOX_F64.HALF + 1]!, hb2 = boxesB[b + BOX_F64.HALF + 2]!;
+  for (let i = 0; i < 3; i++) {
+    const ai = a + BOX_F64.U + 3 * i;
+    const ax = boxesA[ai]!, ay = boxesA[ai + 1]!, az = boxesA[ai + 2]!;
+    for (let j = 0; j < 3; j++) {
+      const bj = b + BOX_F64.U + 3 * j;
+      R[3 * i + j] = ax * boxesB[bj]! + ay * boxesB[bj + 1]! + az * boxesB[bj + 2]!;
+    }
+    TA[i] = tx * ax + ty * ay + tz * az;
+    HA[i] = boxesA[a + BOX_F64.HALF + i]!;
+    HB[i] = boxesB[b + BOX_F64.HALF + i]!;
+  }
 
   out.gap = -Number.MAX_VALUE;
   out.axis = 0;
@@ -72,39 +86,37 @@ export function obbObbSatAt(
   out.tested.fill(0);
   const axisCount = faceOnly ? 6 : 15;
   for (let id = 0; id < axisCount; id++) {
-    // The candidate axis L.
-    let lx: number, ly: number, lz: number;
+    let dist: number, rA: number, rB: number, lenSq: number;
     if (id < 3) {
-      lx = A[3 * id]!; ly = A[3 * id + 1]!; lz = A[3 * id + 2]!;
+      const i = id;
+      dist = Math.abs(TA[i]!);
+      rA = HA[i]!;
+      rB = HB[0]! * Math.abs(R[3 * i]!) + HB[1]! * Math.abs(R[3 * i + 1]!) + HB[2]! * Math.abs(R[3 * i + 2]!);
+      lenSq = 1;
     } else if (id < 6) {
       const j = id - 3;
-      lx = B[3 * j]!; ly = B[3 * j + 1]!; lz = B[3 * j + 2]!;
+      dist = Math.abs(TA[0]! * R[j]! + TA[1]! * R[3 + j]! + TA[2]! * R[6 + j]!);
+      rA = HA[0]! * Math.abs(R[j]!) + HA[1]! * Math.abs(R[3 + j]!) + HA[2]! * Math.abs(R[6 + j]!);
+      rB = HB[j]!;
+      lenSq = 1;
     } else {
       const i = ((id - 6) / 3) | 0;
       const j = (id - 6) % 3;
-      const ax = A[3 * i]!, ay = A[3 * i + 1]!, az = A[3 * i + 2]!;
-      const bx = B[3 * j]!, by = B[3 * j + 1]!, bz = B[3 * j + 2]!;
-      lx = ay * bz - az * by;
-      ly = az * bx - ax * bz;
-      lz = ax * by - ay * bx;
+      const i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+      const j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const r1 = R[3 * i1 + j]!, r2 = R[3 * i2 + j]!;
+      dist = Math.abs(TA[i2]! * r1 - TA[i1]! * r2);
+      rA = HA[i1]! * Math.abs(r2) + HA[i2]! * Math.abs(r1);
+      rB = HB[j1]! * Math.abs(R[3 * i + j2]!) + HB[j2]! * Math.abs(R[3 * i + j1]!);
+      lenSq = r1 * r1 + r2 * r2;
     }
-    const lenSq = lx * lx + ly * ly + lz * lz;
     out.axisLenSq[id] = lenSq;
     // Near-parallel edges: the face axes cover this direction (constants.ts). The gap is still
-    // computed below (when L is not zero) as a diagnostic, but never takes part in the answer.
+    // computed (when L is not zero) as a diagnostic, but never takes part in the answer.
     const skipped = id >= 6 && lenSq < SAT_EDGE_EPS_SQ;
     if (skipped && lenSq === 0) {
       continue;
     }
-    const dist = Math.abs(tx * lx + ty * ly + tz * lz);
-    const rA =
-      ha0 * Math.abs(A[0]! * lx + A[1]! * ly + A[2]! * lz) +
-      ha1 * Math.abs(A[3]! * lx + A[4]! * ly + A[5]! * lz) +
-      ha2 * Math.abs(A[6]! * lx + A[7]! * ly + A[8]! * lz);
-    const rB =
-      hb0 * Math.abs(B[0]! * lx + B[1]! * ly + B[2]! * lz) +
-      hb1 * Math.abs(B[3]! * lx + B[4]! * ly + B[5]! * lz) +
-      hb2 * Math.abs(B[6]! * lx + B[7]! * ly + B[8]! * lz);
     const gap = (dist - rA - rB) / Math.sqrt(lenSq);
     out.axisGap[id] = gap;
     if (skipped) {

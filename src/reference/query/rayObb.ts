@@ -229,3 +229,25 @@ export function rayObb(ray: RayN, box: Obb, options: { solid?: boolean } = {}): 
     ? { hit: true, t: s.t, inside, face: s.face, point, normal }
     : { hit: true, t: s.t, inside, face: s.face, point };
 }
+
+/**
+ * Conservative early-out before the slab test: true when the ray certainly misses the bounding
+ * sphere (centre c, radius r) of a box, or meets it only beyond `tLimit`. CPU twin of
+ * `raySphereCull` in shaders/query/ray_obb.wgsl, which the batch kernels run before each slab
+ * test; its margins exceed float32 error many times over, so it never skips a box the slab test
+ * could hit (test/cpu/sphereCull.test.ts checks exactly that).
+ *
+ * @example
+ * raySphereCull([0, 0, 0], [1, 0, 0], [5, 3, 0], 1, Infinity) // true: passes 3 from the centre
+ */
+export function raySphereCull(origin: Vec3, direction: Vec3, c: Vec3, r: number, tLimit: number): boolean {
+  const rx = c[0] - origin[0], ry = c[1] - origin[1], rz = c[2] - origin[2];
+  const tc = rx * direction[0] + ry * direction[1] + rz * direction[2];
+  const px = rx - tc * direction[0], py = ry - tc * direction[1], pz = rz - tc * direction[2];
+  const rr = r * 1.001;
+  if (px * px + py * py + pz * pz > rr * rr + 1e-6 * (rx * rx + ry * ry + rz * rz)) {
+    return true;
+  }
+  const slack = rr + 1e-5 * Math.abs(tc);
+  return tc + slack < 0 || tc - slack > tLimit;
+}
