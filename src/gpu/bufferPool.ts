@@ -3,7 +3,6 @@
  * output and staging buffers here and give them back only once the GPU is done with them (after
  * the readback of the same submission resolved), so a buffer is never reused too early.
  */
-import { BufferUsage } from './flags.ts';
 import type { GpuContext } from './device.ts';
 
 const MIN_CLASS = 256;

@@ -48,16 +48,20 @@ export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>): Promise<T & 
   const device = gpu.ctx.device;
   device.pushErrorScope('out-of-memory');
   device.pushErrorScope('validation');
-  let result: T;
+  let result: T | undefined;
+  let failure: unknown;
   try {
     result = await body(gpu);
-  } finally {
-    const validation = await device.popErrorScope();
-    const oom = await device.popErrorScope();
-    if (validation || oom) {
-      // eslint-disable-next-line no-unsafe-finally
-      throw new Error(`uncaught GPU error: ${validation?.message ?? oom?.message}`);
-    }
+  } catch (error) {
+    failure = error;
   }
-  return { ...result, adapter: gpu.adapterName };
+  const validation = await device.popErrorScope();
+  const oom = await device.popErrorScope();
+  if (failure !== undefined) {
+    throw failure;
+  }
+  if (validation || oom) {
+    throw new Error(`uncaught GPU error: ${validation?.message ?? oom?.message}`);
+  }
+  return { ...(result as T), adapter: gpu.adapterName };
 }

@@ -1,0 +1,75 @@
+/** The GPU host runtime: BoxSet state, ordering, buffers left on the GPU, errors, lifetime. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openGpuPage, type GpuPage } from './harness.ts';
+import type { ComparisonSummary } from './page/shared.ts';
+
+let gpu: GpuPage;
+beforeAll(async () => {
+  gpu = await openGpuPage();
+});
+afterAll(async () => {
+  await gpu?.close();
+});
+
+describe('BoxSet', () => {
+  it('update, rejected update, growth and masks each match the reference (seed 3)', async () => {
+    const r = await gpu.call<{ reports: { label: string; summary: ComparisonSummary; hits: number }[]; rejected: string; count: number }>('host', 'updates', 3);
+    expect(r.reports.map((x) => x.label)).toHaveLength(5);
+    for (const x of r.reports) {
+      console.log(`[${x.label}] ${x.summary.report}`);
+      expect(x.summary.mismatch, `${x.label}: ${x.summary.report}`).toBe(0);
+      expect(x.hits).toBeGreaterThan(100);
+    }
+    expect(r.rejected).toMatch(/^box 3: center\[1\]/);
+    expect(r.count).toBe(300);
+  });
+
+  it('32 queries in flight across updates each see the boxes they were issued against (seed 40)', async () => {
+    const r = await gpu.call<{ wrong: number; differ: boolean; queries: number }>('host', 'concurrency', 40);
+    expect(r.differ).toBe(true);
+    expect(r.queries).toBe(32);
+    expect(r.wrong).toBe(0);
+  });
+});
+
+describe('results on the GPU', () => {
+  it('closestHitBuffers and encodeClosestHit equal the typed-array results (seed 41)', async () => {
+    const r = await gpu.call<{ differences: number; encodedDifferences: number; hits: number }>('host', 'buffers', 41);
+    expect(r.hits).toBeGreaterThan(100);
+    expect(r.differences).toBe(0);
+    expect(r.encodedDifferences).toBe(0);
+  });
+});
+
+describe('errors and lifetime', () => {
+  it('a WGSL compile error points at the chunk file and line', async () => {
+    const r = await gpu.call<{ thrown: boolean; file: string; line: number; message: string }>('host', 'compileError');
+    console.log(r.message);
+    expect(r.thrown).toBe(true);
+    expect(r.file).toBe('shaders/test/broken.wgsl');
+    expect(r.line).toBe(5);
+  });
+
+  it('empty sets and batches give empty results', async () => {
+    const r = await gpu.call<Record<string, number>>('host', 'empty');
+    expect(r).toMatchObject({ missOnEmpty: -1, noRays: 0, noPairs: 0, noHits: 0, noPairResults: 0 });
+  });
+
+  it('1,000 create/query/destroy cycles leave no live buffer', async () => {
+    const r = await gpu.call<{ created: number; destroyed: number; liveAfter: number }>('host', 'lifetime', 1000);
+    console.log(r);
+    expect(r.created).toBeGreaterThan(2000);
+    expect(r.liveAfter).toBe(0);
+    expect(r.destroyed).toBe(r.created);
+  });
+
+  it('a destroyed set or context is refused with a clear error', async () => {
+    const r = await gpu.call<{ errors: string[] }>('host', 'misuse');
+    expect(r.errors[0]).toMatch(/destroyed/);
+    expect(r.errors[1]).toMatch(/DeviceLostError: .*destroyed/);
+  });
+
+  it('the page logged no errors', () => {
+    expect(gpu.consoleErrors).toEqual([]);
+  });
+});
