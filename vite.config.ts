@@ -9,7 +9,8 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     lib: {
-      entry: { index: 'src/index.ts', cli: 'src/cli/main.ts' },
+      // `page` is the browser side of the CLI's GPU backend (src/cli/gpuRunner.ts serves it).
+      entry: { index: 'src/index.ts', cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts' },
       formats: ['es'],
     },
     rolldownOptions: {

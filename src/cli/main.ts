@@ -1,0 +1,375 @@
+/**
+ * The `webgpu-obb` command (Node only; bin/webgpu-obb.js calls {@link main}).
+ *
+ * - `run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]`: runs the scene's
+ *   queries and prints (or writes) the result file of DESIGN.md.
+ * - `verify SCENE.json [--browser PATH]`: runs the GPU and the float64 reference, prints the
+ *   comparator's report, exits 1 on any mismatch.
+ *
+ * stdout carries only the result JSON (run without --out) or the report (verify); progress goes
+ * to stderr unless --quiet. Every failure is one line on stderr, never a stack trace (set
+ * WEBGPU_OBB_DEBUG=1 to see one). Exit codes: {@link EXIT}.
+ *
+ * @example
+ * process.exitCode = await main(['run', 'scene.json', '--backend', 'cpu']);
+ */
+import { readFileSync } from 'node:fs';
+import { access, constants as fsConstants, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { describeScene, parseSceneText, runReference, sceneResultFromCpu, sceneResultFromGpu, SceneError, type GpuSceneRaw, type Scene, type SceneResult } from './scene.ts';
+import { compareScene, formatSceneComparison } from './verify.ts';
+
+/** Exit codes of the command. */
+export const EXIT = {
+  OK: 0,
+  /** verify found a mismatch, or a run failed for a reason other than those below. */
+  FAILED: 1,
+  /** Bad usage, or a scene file that cannot be read or does not follow the format. */
+  USAGE: 2,
+  /** The GPU backend cannot run here: no browser, no WebGPU, no adapter. */
+  GPU_UNAVAILABLE: 3,
+} as const;
+
+/** Where the command writes; tests pass their own. */
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+const USAGE = `Usage:
+  webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH] [--quiet]
+  webgpu-obb verify SCENE.json [--browser PATH] [--quiet]
+  webgpu-obb --help | --version
+
+Commands:
+  run      Run the scene's queries (closest hit per ray, SAT per listed pair, every
+           overlapping pair) and print the result JSON, or write it with --out.
+  verify   Run the scene on the GPU and on the float64 CPU reference, classify every GPU
+           answer (agree / ambiguous / mismatch) and print the report.
+
+Options:
+  --backend gpu|cpu   run: WebGPU in headless Chromium (default) or the float64 CPU reference
+  -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
+  --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
+                      $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
+  -q, --quiet         no progress lines on stderr
+  -h, --help          show this help
+  -v, --version       print the version
+
+Environment:
+  CHROME_PATH          Chromium/Chrome executable (like --browser)
+  WEBGPU_OBB_ADAPTER   swiftshader (default: Chromium's CPU WebGPU, the same answers on every
+                       machine) or default (the real GPU, through Vulkan)
+  WEBGPU_OBB_DEBUG=1   print stack traces of unexpected errors
+
+Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
+                           "axes": [[ux,uy,uz],[vx,vy,vz],[wx,wy,wz]] | "rotation": [x,y,z,w] } ],
+              "rays": [ { "origin": [x,y,z], "direction": [x,y,z], "maxDistance": d | null } ],
+              "pairs": [ [i, j] ], "allPairs": true }   (rays, pairs, allPairs optional)
+
+Exit status: 0 ok; 1 verify found a mismatch (or the run failed); 2 bad usage or bad scene file;
+3 GPU backend unavailable (no browser or no WebGPU adapter).
+`;
+
+/** A failure with its exit code and one-line message (printed as "webgpu-obb: <message>"). */
+class CliError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function processIo(): CliIo {
+  return {
+    out: (text) => {
+      process.stdout.write(text);
+    },
+    err: (text) => {
+      process.stderr.write(text);
+    },
+  };
+}
+
+/** The package root (the folder of webgpu-obb's package.json), from dist/ or from src/cli/. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (pkg.name === 'webgpu-obb') {
+        return dir;
+      }
+    } catch {
+      // not here; look one level up
+    }
+    dir = dirname(dir);
+  }
+  throw new Error('cannot find the webgpu-obb package.json above the CLI');
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
+  return String(pkg.version ?? 'unknown');
+}
+
+const IO_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a parent is not a directory',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+};
+
+function ioReason(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && IO_REASONS[code]) || oneLine(error);
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+async function readScene(file: string): Promise<{ scene: Scene; text: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(EXIT.USAGE, `${file}: cannot read the scene (${ioReason(error)})`);
+  }
+  try {
+    return { scene: parseSceneText(text), text };
+  } catch (error) {
+    if (error instanceof SceneError) {
+      throw new CliError(EXIT.USAGE, `${file}: ${oneLine(error)}`);
+    }
+    throw error;
+  }
+}
+
+/** Fails early (before a long run) when --out cannot be written. */
+async function checkOutPath(out: string): Promise<void> {
+  const dir = dirname(resolve(out));
+  try {
+    if (!(await stat(dir)).isDirectory()) {
+      throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    }
+    await access(dir, fsConstants.W_OK);
+  } catch (error) {
+    throw new CliError(EXIT.USAGE, `--out ${out}: cannot write to ${dir} (${ioReason(error)})`);
+  }
+  const existing = await stat(out).catch(() => undefined);
+  if (existing?.isDirectory()) {
+    throw new CliError(EXIT.USAGE, `--out ${out}: is a directory`);
+  }
+}
+
+/**
+ * Writes `text` to `path` so that readers see the old file or the whole new one, never half:
+ * a temporary file in the same folder, then rename (atomic within one file system).
+ */
+async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const target = resolve(path);
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  try {
+    await writeFile(tmp, text, { flag: 'wx' });
+    await rename(tmp, target);
+  } catch (error) {
+    await unlink(tmp).catch(() => {});
+    throw new CliError(EXIT.FAILED, `--out ${path}: cannot write the result (${ioReason(error)})`);
+  }
+}
+
+/** JSON with one ray / pair per line: readable for small scenes, compact for large ones. */
+export function formatResult(result: SceneResult): string {
+  const lines = ['{'];
+  const entries = Object.entries(result);
+  entries.forEach(([key, value], i) => {
+    const comma = i < entries.length - 1 ? ',' : '';
+    if (Array.isArray(value)) {
+      if (value.length === 0) {
+        lines.push(`  ${JSON.stringify(key)}: []${comma}`);
+        return;
+      }
+      lines.push(`  ${JSON.stringify(key)}: [`);
+      value.forEach((item: unknown, k) => {
+        lines.push(`    ${JSON.stringify(item)}${k < value.length - 1 ? ',' : ''}`);
+      });
+      lines.push(`  ]${comma}`);
+    } else {
+      lines.push(`  ${JSON.stringify(key)}: ${JSON.stringify(value)}${comma}`);
+    }
+  });
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs the scene on the GPU in headless Chromium (loads Puppeteer only now). */
+async function runGpu(sceneText: string, browser: string | undefined, progress: (m: string) => void): Promise<GpuSceneRaw> {
+  let runner: typeof import('./gpuRunner.ts');
+  try {
+    runner = await import('./gpuRunner.ts');
+  } catch (error) {
+    throw new CliError(
+      EXIT.GPU_UNAVAILABLE,
+      `the GPU backend cannot load (${oneLine(error)}); run \`npm install\` in the webgpu-obb package, or use --backend cpu`,
+    );
+  }
+  // The page parses the very text Node validated, so both sides see the same scene.
+  try {
+    return await runner.runSceneInBrowser({ distDir: join(packageRoot(), 'dist'), sceneText, browser, progress });
+  } catch (error) {
+    if (error instanceof runner.GpuUnavailableError) {
+      throw new CliError(EXIT.GPU_UNAVAILABLE, oneLine(error));
+    }
+    throw new CliError(EXIT.FAILED, oneLine(error));
+  }
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(2)} s`;
+}
+
+interface Parsed {
+  command: 'run' | 'verify';
+  scene: string;
+  backend: 'gpu' | 'cpu';
+  out: string | undefined;
+  browser: string | undefined;
+  quiet: boolean;
+}
+
+/** Parses argv; returns a number for --help / --version (already printed). */
+function parse(argv: readonly string[], io: CliIo): Parsed | number {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        backend: { type: 'string' },
+        out: { type: 'string', short: 'o' },
+        browser: { type: 'string' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    }));
+  } catch (error) {
+    // Node's messages continue with advice about '--' that does not apply here: keep sentence one.
+    const first = oneLine(error).split(/\.\s/)[0] ?? '';
+    throw new CliError(EXIT.USAGE, `${first.replace(/^Unknown/, 'unknown')} (see webgpu-obb --help)`);
+  }
+  if (values['help']) {
+    io.out(USAGE);
+    return EXIT.OK;
+  }
+  if (values['version']) {
+    io.out(`${version()}\n`);
+    return EXIT.OK;
+  }
+  const [command, scene, ...extra] = positionals;
+  if (command === undefined) {
+    io.err(USAGE);
+    return EXIT.USAGE;
+  }
+  if (command !== 'run' && command !== 'verify') {
+    throw new CliError(EXIT.USAGE, `unknown command '${command}' (expected run or verify; see webgpu-obb --help)`);
+  }
+  if (scene === undefined) {
+    throw new CliError(EXIT.USAGE, `${command} needs a scene file: webgpu-obb ${command} SCENE.json`);
+  }
+  if (extra.length > 0) {
+    throw new CliError(EXIT.USAGE, `unexpected argument '${extra[0] ?? ''}' (one scene file per run)`);
+  }
+  const backend = values['backend'];
+  if (backend !== undefined && backend !== 'gpu' && backend !== 'cpu') {
+    throw new CliError(EXIT.USAGE, `--backend must be gpu or cpu (got '${String(backend)}')`);
+  }
+  if (command === 'verify' && backend !== undefined) {
+    throw new CliError(EXIT.USAGE, 'verify always runs both backends; drop --backend');
+  }
+  const out = values['out'];
+  if (command === 'verify' && out !== undefined) {
+    throw new CliError(EXIT.USAGE, 'verify prints a report; --out is for run');
+  }
+  const browser = values['browser'];
+  return {
+    command,
+    scene,
+    backend: backend ?? 'gpu',
+    out: typeof out === 'string' ? out : undefined,
+    browser: typeof browser === 'string' ? browser : undefined,
+    quiet: values['quiet'] === true,
+  };
+}
+
+async function execute(args: Parsed, io: CliIo): Promise<number> {
+  const started = performance.now();
+  const progress = args.quiet ? (): void => {} : (message: string): void => io.err(`${message}\n`);
+  if (args.out !== undefined) {
+    await checkOutPath(args.out);
+  }
+  const { scene, text: sceneText } = await readScene(args.scene);
+  if (scene.unknownFields.length > 0 && !args.quiet) {
+    io.err(`webgpu-obb: ${args.scene}: ignoring unknown field(s) ${scene.unknownFields.join(', ')}\n`);
+  }
+  progress(`scene: ${args.scene} (${describeScene(scene)})`);
+
+  if (args.command === 'verify') {
+    const raw = await runGpu(sceneText, args.browser, progress);
+    const ref = runReference(scene, progress);
+    const cmp = compareScene(scene, raw, ref, progress);
+    io.out(`${formatSceneComparison(args.scene, scene, raw.adapter, cmp)}\n`);
+    progress(`done in ${seconds(started)}`);
+    return cmp.ok ? EXIT.OK : EXIT.FAILED;
+  }
+
+  let result: SceneResult;
+  if (args.backend === 'cpu') {
+    progress('backend: cpu reference (float64)');
+    result = sceneResultFromCpu(scene, runReference(scene, progress));
+  } else {
+    result = sceneResultFromGpu(scene, await runGpu(sceneText, args.browser, progress));
+  }
+  const text = formatResult(result);
+  if (args.out === undefined) {
+    io.out(text);
+  } else {
+    await writeFileAtomic(args.out, text);
+    progress(`wrote ${args.out}`);
+  }
+  progress(`done in ${seconds(started)}`);
+  return EXIT.OK;
+}
+
+/**
+ * Runs the command with `argv` (without node and the script) and returns the exit code.
+ *
+ * @example
+ * process.exitCode = await main(process.argv.slice(2));
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    const parsed = parse(argv, io);
+    return typeof parsed === 'number' ? parsed : await execute(parsed, io);
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.err(`webgpu-obb: ${error.message}\n`);
+      return error.code;
+    }
+    io.err(`webgpu-obb: unexpected error: ${oneLine(error)}\n`);
+    if (process.env['WEBGPU_OBB_DEBUG'] && error instanceof Error && error.stack) {
+      io.err(`${error.stack}\n`);
+    }
+    return EXIT.FAILED;
+  }
+}
