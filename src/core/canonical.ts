@@ -70,6 +70,12 @@ function fmt(x: number): string {
   return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : String(x);
 }
 
+/** A length near 1 that three digits would show as "1": print enough digits to see the error. */
+function fmtLength(l: number): string {
+  const short = fmt(l);
+  return short === '1' ? String(Number(l.toPrecision(7))) : short;
+}
+
 function describe(value: unknown): string {
   if (value === null) {
     return 'null';
@@ -161,7 +167,7 @@ function throwBoxRecordError(
     const l = Math.sqrt(x * x + y * y + z * z);
     if (Math.abs(l - 1) > tol) {
       const name = AXIS_NAMES[k] ?? '';
-      throw new ValidationError('box', index, `axes[${k}]`, `is not unit length (|${name}| = ${fmt(l)}, tolerance ${fmt(tol)})`);
+      throw new ValidationError('box', index, `axes[${k}]`, `is not unit length (|${name}| = ${fmtLength(l)}, tolerance ${fmt(tol)})`);
     }
   }
   const pairs = [[0, 1], [0, 2], [1, 2]] as const;
