@@ -23,7 +23,7 @@ export async function updates(seed: number) {
     const a = scene(seed, 100, 3000);
     const b = scene(seed + 1, 300, 1);
     const set = gpu.createBoxSet(a.boxes, { capacity: 100 });
-    const reports = [];
+    const reports: { label: string; summary: ReturnType<typeof summarize>; hits: number }[] = [];
     try {
       const check = async (label: string, boxes: BoxArray, masks?: Uint32Array) => {
         const hits = await gpu.closestHit(set, a.rays);
