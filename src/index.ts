@@ -19,7 +19,7 @@ export * from './compare/errorModel.ts';
 export { GpuContext, summarizeAdapter, type AdapterSummary, type GpuContextOptions } from './gpu/device.ts';
 export { BoxSet, type BoxSetOptions, type BoxSource } from './gpu/BoxSet.ts';
 export { BufferPool } from './gpu/bufferPool.ts';
-export { RayQueries, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './gpu/RayQueries.ts';
+export { RayQueries, rayKernelTuning, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './gpu/RayQueries.ts';
 export { PairQueries, sortPairs, type GpuPairList, type GpuPairResults } from './gpu/PairQueries.ts';
 export { ObbGpu } from './gpu/ObbGpu.ts';
 export { getKernel, dispatchGrid, KERNELS, type KernelName, type KernelSpec } from './gpu/pipelines.ts';

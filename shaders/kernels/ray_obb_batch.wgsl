@@ -10,6 +10,13 @@
 // (wid.x + wid.y × nwg.x) × WG + lid. CPU twins: closestHit/anyHit/allHits in src/reference/raycast.ts.
 
 override WG: u32 = 64u;
+// Tuning knobs, set per adapter by the host (src/gpu/RayQueries.ts): stage boxes in workgroup
+// memory (TILED) and try the bounding-sphere early-out before each slab test (CULL). Both pay
+// on GPUs that share loads across a workgroup and branch per warp; on a CPU implementation such
+// as SwiftShader, which runs every lane through both sides of a branch and emulates barriers,
+// the plain loop is faster. The answers are the same either way (the tests run both).
+override TILED: bool = true;
+override CULL: bool = true;
 
 @group(0) @binding(0) var<uniform> params: RayParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -44,24 +51,39 @@ fn loadTile(base: u32, lid: u32) {
   for (var k = lid; k < BOX_TILE; k += WG) {
     let i = base + k;
     if (i < params.boxCount) {
-      let b = boxes[i];
-      let h = vec3f(b.hx, b.hy, b.hz);
-      var mask = 0xffffffffu;
-      if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
-        mask = boxMasks[i];
-      }
-      tile[k] = TileBox(b.center, length(h), b.u, mask, b.v, obbW(b), h);
+      tile[k] = loadBox(i);
     }
   }
 }
 
-// The slab test against staged box k (after the filters and the conservative sphere cull).
-fn testTileBox(ray: Ray, k: u32, tLimit: f32, solid: bool) -> RayBoxHit {
-  let b = tile[k];
-  if (raySphereCull(ray.origin, ray.direction, b.center, b.radius, tLimit)) {
+// Box i read straight from storage (the untiled path), with w and, when CULL, its radius.
+fn loadBox(i: u32) -> TileBox {
+  let b = boxes[i];
+  let h = vec3f(b.hx, b.hy, b.hz);
+  var mask = 0xffffffffu;
+  if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
+    mask = boxMasks[i];
+  }
+  var radius = 0.0;
+  if (CULL) {
+    radius = length(h);
+  }
+  return TileBox(b.center, radius, b.u, mask, b.v, obbW(b), h);
+}
+
+// The slab test against a box (after the filters and, when CULL, the conservative sphere cull).
+fn testBox(ray: Ray, b: TileBox, tLimit: f32, solid: bool) -> RayBoxHit {
+  if (CULL && raySphereCull(ray.origin, ray.direction, b.center, b.radius, tLimit)) {
     return RayBoxHit(0.0, FACE_NONE, 0u);
   }
   return rayObbAxes(ray.origin, ray.direction, ray.maxDistance, b.center, b.u, b.v, b.w, b.h, solid);
+}
+
+// Stages the next tile (uniform control flow: TILED is an override constant).
+fn stage(base: u32, lid: u32) {
+  workgroupBarrier();
+  loadTile(base, lid);
+  workgroupBarrier();
 }
 
 // The filters every ray query applies before the slab test.
@@ -71,6 +93,38 @@ fn rayAccepts(ray: Ray, boxIndex: u32, boxMask: u32) -> bool {
 
 fn tileCount(base: u32) -> u32 {
   return min(BOX_TILE, params.boxCount - base);
+}
+
+// Per-box steps of the three queries, shared by the tiled and the untiled loops.
+fn visitClosest(ray: Ray, i: u32, b: TileBox, solid: bool, best: ptr<function, Hit>) {
+  if (!rayAccepts(ray, i, b.mask)) {
+    return;
+  }
+  // Nothing beyond the best hit so far can win (a tie needs an equal t, which the cull's margin
+  // keeps), nor beyond maxDistance.
+  let h = testBox(ray, b, min(ray.maxDistance, (*best).t), solid);
+  // Boxes come in index order: only a strictly smaller t wins, so ties keep the smaller index.
+  if ((h.flags & HIT_FLAG_HIT) != 0u && ((*best).box == NO_BOX || h.t < (*best).t)) {
+    *best = Hit(h.t, i, h.face, h.flags);
+  }
+}
+
+fn visitAny(ray: Ray, i: u32, b: TileBox, solid: bool) -> bool {
+  return rayAccepts(ray, i, b.mask) && (testBox(ray, b, ray.maxDistance, solid).flags & HIT_FLAG_HIT) != 0u;
+}
+
+fn visitAll(ray: Ray, r: u32, i: u32, b: TileBox, solid: bool) {
+  if (!rayAccepts(ray, i, b.mask)) {
+    return;
+  }
+  let h = testBox(ray, b, ray.maxDistance, solid);
+  if ((h.flags & HIT_FLAG_HIT) != 0u) {
+    // The counter keeps counting past capacity; the host re-runs with a larger buffer.
+    let slot = atomicAdd(&counter, 1u);
+    if (slot < params.capacity) {
+      records[slot] = HitRecord(r, i, h.t, h.face | (h.flags << 8u));
+    }
+  }
 }
 
 @compute @workgroup_size(WG)
@@ -87,24 +141,19 @@ fn closestHit(
   }
   let solid = (params.flags & RAY_OPT_NOT_SOLID) == 0u;
   var best = Hit(F32_MAX, NO_BOX, FACE_NONE, 0u);
-  for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
-    workgroupBarrier();
-    loadTile(base, lid);
-    workgroupBarrier();
-    if (live) {
-      let n = tileCount(base);
-      for (var k = 0u; k < n; k++) {
-        if (!rayAccepts(ray, base + k, tile[k].mask)) {
-          continue;
-        }
-        // Nothing beyond the best hit so far can win (a tie needs an equal t, which the cull's
-        // margin keeps), nor beyond maxDistance.
-        let h = testTileBox(ray, k, min(ray.maxDistance, best.t), solid);
-        // Boxes come in index order: only a strictly smaller t wins, so ties keep the smaller index.
-        if ((h.flags & HIT_FLAG_HIT) != 0u && (best.box == NO_BOX || h.t < best.t)) {
-          best = Hit(h.t, base + k, h.face, h.flags);
+  if (TILED) {
+    for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
+      stage(base, lid);
+      if (live) {
+        let n = tileCount(base);
+        for (var k = 0u; k < n; k++) {
+          visitClosest(ray, base + k, tile[k], solid, &best);
         }
       }
+    }
+  } else if (live) {
+    for (var i = 0u; i < params.boxCount; i++) {
+      visitClosest(ray, i, loadBox(i), solid, &best);
     }
   }
   if (!live) {
@@ -135,18 +184,24 @@ fn anyHit(
   }
   let solid = (params.flags & RAY_OPT_NOT_SOLID) == 0u;
   var found = false;
-  for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
-    workgroupBarrier();
-    loadTile(base, lid);
-    workgroupBarrier();
-    if (live && !found) {
-      let n = tileCount(base);
-      for (var k = 0u; k < n; k++) {
-        if (rayAccepts(ray, base + k, tile[k].mask) &&
-            (testTileBox(ray, k, ray.maxDistance, solid).flags & HIT_FLAG_HIT) != 0u) {
-          found = true;
-          break;
+  if (TILED) {
+    for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
+      stage(base, lid);
+      if (live && !found) {
+        let n = tileCount(base);
+        for (var k = 0u; k < n; k++) {
+          if (visitAny(ray, base + k, tile[k], solid)) {
+            found = true;
+            break;
+          }
         }
+      }
+    }
+  } else if (live) {
+    for (var i = 0u; i < params.boxCount; i++) {
+      if (visitAny(ray, i, loadBox(i), solid)) {
+        found = true;
+        break;
       }
     }
   }
@@ -168,25 +223,19 @@ fn allHits(
     ray = rays[r];
   }
   let solid = (params.flags & RAY_OPT_NOT_SOLID) == 0u;
-  for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
-    workgroupBarrier();
-    loadTile(base, lid);
-    workgroupBarrier();
-    if (live) {
-      let n = tileCount(base);
-      for (var k = 0u; k < n; k++) {
-        if (!rayAccepts(ray, base + k, tile[k].mask)) {
-          continue;
-        }
-        let h = testTileBox(ray, k, ray.maxDistance, solid);
-        if ((h.flags & HIT_FLAG_HIT) != 0u) {
-          // The counter keeps counting past capacity; the host re-runs with a larger buffer.
-          let slot = atomicAdd(&counter, 1u);
-          if (slot < params.capacity) {
-            records[slot] = HitRecord(r, base + k, h.t, h.face | (h.flags << 8u));
-          }
+  if (TILED) {
+    for (var base = 0u; base < params.boxCount; base += BOX_TILE) {
+      stage(base, lid);
+      if (live) {
+        let n = tileCount(base);
+        for (var k = 0u; k < n; k++) {
+          visitAll(ray, r, base + k, tile[k], solid);
         }
       }
+    }
+  } else if (live) {
+    for (var i = 0u; i < params.boxCount; i++) {
+      visitAll(ray, r, i, loadBox(i), solid);
     }
   }
 }

@@ -10,75 +10,74 @@ struct SatResult {
   axis: u32,
 }
 
-// Works in A's frame (Gottschalk's formulation), as the reference does: R[i][j] = Ai·Bj (stored
-// by columns of B: Rc[j] = (A0·Bj, A1·Bj, A2·Bj)), T_A = T in A's frame. For L = Ai × Bj, with
-// i1, i2 and j1, j2 the cyclic successors: T·L = T_A[i2]·R[i1][j] − T_A[i1]·R[i2][j],
-// rA = hA[i1]|R[i2][j]| + hA[i2]|R[i1][j]|, rB = hB[j1]|R[i][j2]| + hB[j2]|R[i][j1]|,
-// |L|² = R[i1][j]² + R[i2][j]².
-fn obbObbSatAxes(a: Obb, b: Obb, axisCount: u32) -> SatResult {
+// Works in A's frame (Gottschalk's formulation), as the reference does: Ri = (Ai·B0, Ai·B1, Ai·B2)
+// (row i of R), T_A = T in A's frame. For L = Ai × Bj, with i1, i2 and j1, j2 the cyclic
+// successors: T·L = T_A[i2]·R[i1][j] − T_A[i1]·R[i2][j], rA = hA[i1]|R[i2][j]| + hA[i2]|R[i1][j]|,
+// rB = hB[j1]|R[i][j2]| + hB[j2]|R[i][j1]|, |L|² = R[i1][j]² + R[i2][j]². The 15 axes are written
+// out in the reference's order (no loop, no dynamic indexing: both are slow on some backends).
+
+// Keeps the first axis attaining the largest gap (strictly greater replaces).
+fn satConsider(gap: f32, id: u32, best: ptr<function, SatResult>) {
+  if (gap > (*best).gap) {
+    *best = SatResult(gap, id);
+  }
+}
+
+fn satEdge(
+  id: u32, tai1: f32, tai2: f32, r1: f32, r2: f32, hai1: f32, hai2: f32,
+  hbj1: f32, hbj2: f32, rij1: f32, rij2: f32, best: ptr<function, SatResult>,
+) {
+  let lenSq = r1 * r1 + r2 * r2;
+  if (lenSq < SAT_EDGE_EPS_SQ) {
+    return; // near-parallel edges: the face axes cover this direction
+  }
+  let dist = abs(tai2 * r1 - tai1 * r2);
+  let rA = hai1 * abs(r2) + hai2 * abs(r1);
+  let rB = hbj1 * abs(rij2) + hbj2 * abs(rij1);
+  satConsider((dist - rA - rB) / sqrt(lenSq), id, best);
+}
+
+fn obbObbSatAxes(a: Obb, b: Obb, faceOnly: bool) -> SatResult {
   let aw = obbW(a);
   let bw = obbW(b);
   let T = b.center - a.center;
   let ta = vec3f(dot(T, a.u), dot(T, a.v), dot(T, aw));
-  // Rc[j] = column j of R (B's axis j in A's frame); Rr[i] = row i (A's axis i in B's frame).
-  var Rc = array<vec3f, 3>(
-    vec3f(dot(a.u, b.u), dot(a.v, b.u), dot(aw, b.u)),
-    vec3f(dot(a.u, b.v), dot(a.v, b.v), dot(aw, b.v)),
-    vec3f(dot(a.u, bw), dot(a.v, bw), dot(aw, bw)),
-  );
-  var Rr = array<vec3f, 3>(
-    vec3f(Rc[0].x, Rc[1].x, Rc[2].x),
-    vec3f(Rc[0].y, Rc[1].y, Rc[2].y),
-    vec3f(Rc[0].z, Rc[1].z, Rc[2].z),
-  );
+  let R0 = vec3f(dot(a.u, b.u), dot(a.u, b.v), dot(a.u, bw));
+  let R1 = vec3f(dot(a.v, b.u), dot(a.v, b.v), dot(a.v, bw));
+  let R2 = vec3f(dot(aw, b.u), dot(aw, b.v), dot(aw, bw));
   let ha = vec3f(a.hx, a.hy, a.hz);
   let hb = vec3f(b.hx, b.hy, b.hz);
+  // Columns of R: B's axes in A's frame.
+  let C0 = vec3f(R0.x, R1.x, R2.x);
+  let C1 = vec3f(R0.y, R1.y, R2.y);
+  let C2 = vec3f(R0.z, R1.z, R2.z);
   var best = SatResult(-F32_MAX, 0u);
-  for (var id = 0u; id < axisCount; id++) {
-    var dist: f32;
-    var rA: f32;
-    var rB: f32;
-    var lenSq = 1.0;
-    if (id < 3u) {
-      dist = abs(ta[id]);
-      rA = ha[id];
-      rB = dot(hb, abs(Rr[id]));
-    } else if (id < 6u) {
-      let col = Rc[id - 3u];
-      dist = abs(dot(ta, col));
-      rA = dot(ha, abs(col));
-      rB = hb[id - 3u];
-    } else {
-      let i = (id - 6u) / 3u;
-      let j = (id - 6u) % 3u;
-      let i1 = (i + 1u) % 3u;
-      let i2 = (i + 2u) % 3u;
-      let j1 = (j + 1u) % 3u;
-      let j2 = (j + 2u) % 3u;
-      let col = Rc[j];
-      let r1 = col[i1];
-      let r2 = col[i2];
-      let row = Rr[i];
-      dist = abs(ta[i2] * r1 - ta[i1] * r2);
-      rA = ha[i1] * abs(r2) + ha[i2] * abs(r1);
-      rB = hb[j1] * abs(row[j2]) + hb[j2] * abs(row[j1]);
-      lenSq = r1 * r1 + r2 * r2;
-    }
-    if (id >= 6u && lenSq < SAT_EDGE_EPS_SQ) {
-      continue; // near-parallel edges: the face axes cover this direction
-    }
-    let gap = (dist - rA - rB) / sqrt(lenSq);
-    if (gap > best.gap) {
-      best = SatResult(gap, id);
-    }
+  // A0..A2: dist = |T_A[i]|, rA = hA[i], rB = hB·|row i|.
+  satConsider(abs(ta.x) - ha.x - dot(hb, abs(R0)), 0u, &best);
+  satConsider(abs(ta.y) - ha.y - dot(hb, abs(R1)), 1u, &best);
+  satConsider(abs(ta.z) - ha.z - dot(hb, abs(R2)), 2u, &best);
+  // B0..B2: dist = |T_A·column j|, rA = hA·|column j|, rB = hB[j].
+  satConsider(abs(dot(ta, C0)) - dot(ha, abs(C0)) - hb.x, 3u, &best);
+  satConsider(abs(dot(ta, C1)) - dot(ha, abs(C1)) - hb.y, 4u, &best);
+  satConsider(abs(dot(ta, C2)) - dot(ha, abs(C2)) - hb.z, 5u, &best);
+  if (!faceOnly) {
+    satEdge(6u, ta.y, ta.z, R1.x, R2.x, ha.y, ha.z, hb.y, hb.z, R0.y, R0.z, &best);
+    satEdge(7u, ta.y, ta.z, R1.y, R2.y, ha.y, ha.z, hb.z, hb.x, R0.z, R0.x, &best);
+    satEdge(8u, ta.y, ta.z, R1.z, R2.z, ha.y, ha.z, hb.x, hb.y, R0.x, R0.y, &best);
+    satEdge(9u, ta.z, ta.x, R2.x, R0.x, ha.z, ha.x, hb.y, hb.z, R1.y, R1.z, &best);
+    satEdge(10u, ta.z, ta.x, R2.y, R0.y, ha.z, ha.x, hb.z, hb.x, R1.z, R1.x, &best);
+    satEdge(11u, ta.z, ta.x, R2.z, R0.z, ha.z, ha.x, hb.x, hb.y, R1.x, R1.y, &best);
+    satEdge(12u, ta.x, ta.y, R0.x, R1.x, ha.x, ha.y, hb.y, hb.z, R2.y, R2.z, &best);
+    satEdge(13u, ta.x, ta.y, R0.y, R1.y, ha.x, ha.y, hb.z, hb.x, R2.z, R2.x, &best);
+    satEdge(14u, ta.x, ta.y, R0.z, R1.z, ha.x, ha.y, hb.x, hb.y, R2.x, R2.y, &best);
   }
   return best;
 }
 
 fn obbObbSat(a: Obb, b: Obb) -> SatResult {
-  return obbObbSatAxes(a, b, 15u);
+  return obbObbSatAxes(a, b, false);
 }
 
 fn obbObbSatFaces(a: Obb, b: Obb) -> SatResult {
-  return obbObbSatAxes(a, b, 6u);
+  return obbObbSatAxes(a, b, true);
 }

@@ -11,7 +11,7 @@ import { GpuContext, type GpuContextOptions } from './device.ts';
 import type { RaySource } from './inputs.ts';
 import { PairQueries, type GpuPairList, type GpuPairResults } from './PairQueries.ts';
 import { getKernel, KERNELS, type KernelName } from './pipelines.ts';
-import { RayQueries, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './RayQueries.ts';
+import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './RayQueries.ts';
 
 /**
  * @example
@@ -28,10 +28,10 @@ export class ObbGpu {
   readonly pairs: PairQueries;
   private readonly sets = new Set<BoxSet>();
 
-  private constructor(ctx: GpuContext, workgroupSize: number) {
+  private constructor(ctx: GpuContext, workgroupSize: number, rayTuning: Partial<RayKernelTuning> | undefined) {
     this.ctx = ctx;
     this.pool = new BufferPool(ctx);
-    this.rays = new RayQueries(ctx, this.pool, workgroupSize);
+    this.rays = new RayQueries(ctx, this.pool, workgroupSize, rayTuning);
     this.pairs = new PairQueries(ctx, this.pool, workgroupSize);
   }
 
@@ -39,19 +39,25 @@ export class ObbGpu {
    * Acquires a device (or wraps `options.device`) and compiles every kernel up front, so compile
    * errors surface here (as ShaderCompileError with file:line) and queries start at once.
    */
-  static async create(options: GpuContextOptions & { readonly workgroupSize?: number } = {}): Promise<ObbGpu> {
+  static async create(
+    options: GpuContextOptions & { readonly workgroupSize?: number; readonly rayTuning?: Partial<RayKernelTuning> } = {},
+  ): Promise<ObbGpu> {
     const workgroupSize = options.workgroupSize ?? WORKGROUP_SIZE;
     if (!Number.isInteger(workgroupSize) || workgroupSize < 1 || workgroupSize > 256) {
       throw new ValidationError('argument', undefined, 'workgroupSize', `must be an integer in 1..256 (got ${String(workgroupSize)})`);
     }
     const ctx = await GpuContext.create(options);
+    let gpu: ObbGpu;
     try {
-      await Promise.all((Object.keys(KERNELS) as KernelName[]).map((k) => getKernel(ctx.device, k, workgroupSize)));
+      gpu = new ObbGpu(ctx, workgroupSize, options.rayTuning);
+      const rayKernels = new Set<KernelName>(['closestHit', 'anyHit', 'allHits']);
+      await Promise.all((Object.keys(KERNELS) as KernelName[]).map((k) =>
+        getKernel(ctx.device, k, workgroupSize, rayKernels.has(k) ? gpu.rays.constants : {})));
     } catch (error) {
       ctx.destroy();
       throw error;
     }
-    return new ObbGpu(ctx, workgroupSize);
+    return gpu;
   }
 
   /** The adapter's name, e.g. "google swiftshader (fallback)". */

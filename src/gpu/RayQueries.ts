@@ -18,7 +18,7 @@ import type { BoxSet } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
 import { canonicalRays, checkCapacity, checkRayFilters, type RaySource } from './inputs.ts';
-import { dispatchGrid, getKernel, type KernelName } from './pipelines.ts';
+import { dispatchGrid, getKernel, type KernelConstants, type KernelName } from './pipelines.ts';
 
 /** Options of the GPU ray queries (the same filters as the CPU reference). */
 export interface GpuRayOptions {
@@ -58,6 +58,25 @@ export interface GpuHitBuffers {
   destroy(): void;
 }
 
+/** How the ray kernels walk the box set. */
+export interface RayKernelTuning {
+  /** Stage boxes in workgroup memory, BOX_TILE at a time (shared loads across the workgroup). */
+  readonly tiled: boolean;
+  /** Try the bounding-sphere early-out before each slab test. */
+  readonly cull: boolean;
+}
+
+/**
+ * Default tuning for an adapter. On GPUs both knobs pay: a workgroup shares each box load, and a
+ * warp that misses a box's bounding sphere skips the slab test. On a fallback (CPU) adapter such
+ * as SwiftShader, which runs every lane through both sides of a branch and emulates barriers,
+ * the plain loop measured about 20% faster (bench/page/workloads, 8,192 rays × 4,096 boxes).
+ * The results are identical either way: the tests run both.
+ */
+export function rayKernelTuning(isFallbackAdapter: boolean): RayKernelTuning {
+  return isFallbackAdapter ? { tiled: false, cull: false } : { tiled: true, cull: true };
+}
+
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
@@ -79,10 +98,18 @@ export class RayQueries {
 
   /** Workgroup size of the kernels (the WGSL `override WG`; default WORKGROUP_SIZE). */
   readonly workgroupSize: number;
+  /** The ray kernels' tuning knobs (WGSL overrides TILED and CULL); see {@link rayKernelTuning}. */
+  readonly tuning: RayKernelTuning;
 
-  constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE) {
+  constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE, tuning?: Partial<RayKernelTuning>) {
     this.pool = pool ?? new BufferPool(ctx);
     this.workgroupSize = workgroupSize;
+    this.tuning = { ...rayKernelTuning(ctx.adapter.isFallbackAdapter), ...tuning };
+  }
+
+  /** Override constants of the ray kernels for this instance. */
+  get constants(): KernelConstants {
+    return { TILED: this.tuning.tiled, CULL: this.tuning.cull };
   }
 
   private prepare(set: BoxSet, source: RaySource, options: GpuRayOptions, extraFlags = 0): PreparedRays {
@@ -124,7 +151,7 @@ export class RayQueries {
     name: KernelName, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
     outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites,
   ): Promise<void> {
-    const kernel = await getKernel(this.ctx.device, name, this.workgroupSize);
+    const kernel = await getKernel(this.ctx.device, name, this.workgroupSize, this.constants);
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: params } },
       { binding: 1, resource: { buffer: set.buffer } },

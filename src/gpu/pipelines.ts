@@ -89,15 +89,22 @@ function layoutEntries(spec: KernelSpec): GPUBindGroupLayoutEntry[] {
   }));
 }
 
+/** Pipeline-overridable constants of a kernel (WGSL `override`s), besides the workgroup size. */
+export type KernelConstants = Readonly<Record<string, number | boolean>>;
+
 /**
- * The pipeline of kernel `name` on `device` (created once per device and workgroup size).
+ * The pipeline of kernel `name` on `device`, created once per device, workgroup size and set of
+ * override constants.
  *
  * @example
- * const { pipeline, layout } = await getKernel(device, 'closestHit');
+ * const { pipeline, layout } = await getKernel(device, 'closestHit', 64, { TILED: true, CULL: true });
  */
-export function getKernel(device: GPUDevice, name: KernelName, workgroupSize = WORKGROUP_SIZE): Promise<KernelPipeline> {
+export function getKernel(
+  device: GPUDevice, name: KernelName, workgroupSize = WORKGROUP_SIZE, constants: KernelConstants = {},
+): Promise<KernelPipeline> {
   const cache = cacheOf(device);
-  const key = `${name}@${workgroupSize}`;
+  const extra = Object.entries(constants).sort(([a], [b]) => a.localeCompare(b));
+  const key = `${name}@${workgroupSize}${extra.map(([k, v]) => `,${k}=${Number(v)}`).join('')}`;
   let pending = cache.pipelines.get(key);
   if (!pending) {
     const spec: KernelSpec = KERNELS[name];
@@ -107,12 +114,16 @@ export function getKernel(device: GPUDevice, name: KernelName, workgroupSize = W
       cache.modules.set(spec.source, mod);
       mod.catch(() => cache.modules.delete(spec.source));
     }
+    const values: Record<string, number> = { WG: workgroupSize };
+    for (const [k, v] of extra) {
+      values[k] = Number(v);
+    }
     pending = mod.then(async ({ module, linked }) => {
       const layout = device.createBindGroupLayout({ label: `${linked.label}:${spec.entry}:layout`, entries: layoutEntries(spec) });
       const pipeline = await device.createComputePipelineAsync({
         label: `${linked.label}:${spec.entry}:pipeline`,
         layout: device.createPipelineLayout({ label: `${linked.label}:${spec.entry}:pipeline-layout`, bindGroupLayouts: [layout] }),
-        compute: { module, entryPoint: spec.entry, constants: { WG: workgroupSize } },
+        compute: { module, entryPoint: spec.entry, constants: values },
       });
       return { pipeline, layout, workgroupSize };
     });

@@ -48,6 +48,22 @@ describe.each(families)('%s hit', (family) => {
   });
 });
 
+// The other kernel path: the default tuning depends on the adapter (plain loop on CPU adapters,
+// workgroup tiling + sphere cull on GPUs); both must be proven wherever the tests run.
+describe.each(families)('%s hit, both kernel paths', (family) => {
+  it.each(['tiled-cull', 'flat'] as const)(`%s: random 20,000 rays × 200 boxes (seed ${3000 + families.indexOf(family)}) and adversarial groups`, async (tuning) => {
+    const r = await gpu.call<{ summary: ComparisonSummary; tuning: string }>('rays', 'random', family, 3000 + families.indexOf(family), 20_000, 200, true, tuning);
+    console.log(r.tuning);
+    expect(r.tuning).toBe(tuning === 'flat' ? 'tiled=false cull=false' : 'tiled=true cull=true');
+    expectClean(r.summary, 1e-3);
+    const a = await gpu.call<{ groups: { name: string; summary: ComparisonSummary }[] }>('rays', 'adversarial', family, 8, tuning);
+    for (const g of a.groups) {
+      console.log(`[${g.name}]`);
+      expectClean(g.summary);
+    }
+  });
+});
+
 describe('ray options', () => {
   it('max distance just short of and just past each hit (seed 31)', async () => {
     const r = await gpu.call<{ short: ComparisonSummary; past: ComparisonSummary; refHits: number }>('rays', 'maxDistanceAroundHit', 31, 5000);
@@ -75,11 +91,13 @@ describe('ray options', () => {
     expectClean(r.summary);
   });
 
-  it('dispatch beyond 65,535 workgroups (workgroup size 1, 70,000 rays)', async () => {
-    const r = await gpu.call<{ closest: ComparisonSummary; any: ComparisonSummary }>('rays', 'largeDispatch', 70_000);
-    expect(r.closest.total).toBe(70_000);
-    expectClean(r.closest, 1e-3);
-    expectClean(r.any, 1e-3);
+  it('dispatch beyond 65,535 workgroups (workgroup size 1, 70,000 rays, both kernel paths)', async () => {
+    const r = await gpu.call<Record<string, ComparisonSummary>>('rays', 'largeDispatch', 70_000);
+    expect(Object.keys(r).sort()).toEqual(['any', 'anyTiled', 'closest', 'closestTiled']);
+    for (const s of Object.values(r)) {
+      expect(s.total).toBe(70_000);
+      expectClean(s, 1e-3);
+    }
   });
 
   it('the page logged no errors', () => {

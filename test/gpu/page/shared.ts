@@ -4,17 +4,23 @@
  */
 import { ObbGpu, formatComparison, type Comparison } from '../../../src/index.ts';
 
-let instance: Promise<ObbGpu> | undefined;
+/**
+ * Ray-kernel tuning under test: 'default' is what the adapter gets by default; 'tiled-cull' and
+ * 'flat' force the two paths (workgroup tiling + sphere cull, as on GPUs; the plain loop, as on
+ * CPU adapters), so both are proven on whatever adapter runs the tests.
+ */
+export type Tuning = 'default' | 'tiled-cull' | 'flat';
 
-/** The page's ObbGpu (created on first use; every kernel compiled up front). */
-export function getGpu(): Promise<ObbGpu> {
-  instance ??= ObbGpu.create();
+const instances = new Map<Tuning, Promise<ObbGpu>>();
+
+/** The page's ObbGpu for a tuning (created on first use; every kernel compiled up front). */
+export function getGpu(tuning: Tuning = 'default'): Promise<ObbGpu> {
+  let instance = instances.get(tuning);
+  if (!instance) {
+    instance = ObbGpu.create(tuning === 'default' ? {} : { rayTuning: tuning === 'flat' ? { tiled: false, cull: false } : { tiled: true, cull: true } });
+    instances.set(tuning, instance);
+  }
   return instance;
-}
-
-/** Forget the shared instance (after a test destroyed it on purpose). */
-export function resetGpu(): void {
-  instance = undefined;
 }
 
 /** A comparison as plain JSON for the Node side, with the printable report. */
@@ -43,8 +49,8 @@ export function summarize(c: Comparison, maxCases = 5): ComparisonSummary {
  * Runs `body` inside a validation and an out-of-memory error scope on the page's device; throws
  * if either catches an error the library did not already turn into an exception.
  */
-export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>): Promise<T & { adapter: string }> {
-  const gpu = await getGpu();
+export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>, tuning: Tuning = 'default'): Promise<T & { adapter: string; tuning: string }> {
+  const gpu = await getGpu(tuning);
   const device = gpu.ctx.device;
   device.pushErrorScope('out-of-memory');
   device.pushErrorScope('validation');
@@ -63,5 +69,5 @@ export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>): Promise<T & 
   if (validation || oom) {
     throw new Error(`uncaught GPU error: ${validation?.message ?? oom?.message}`);
   }
-  return { ...(result as T), adapter: gpu.adapterName };
+  return { ...(result as T), adapter: gpu.adapterName, tuning: `tiled=${gpu.rays.tuning.tiled} cull=${gpu.rays.tuning.cull}` };
 }

@@ -7,7 +7,7 @@ import {
   mulberry32, randomBoxes, randomRays, validateRayArray, withMaxDistance,
   type BoxSet, type Comparison, type RayArray, type RayCompareInput, type RaycastOptions,
 } from '../../../../src/index.ts';
-import { scoped, summarize, type ComparisonSummary } from '../shared.ts';
+import { scoped, summarize, type ComparisonSummary, type Tuning } from '../shared.ts';
 
 export type Family = 'closest' | 'any' | 'all';
 
@@ -41,7 +41,7 @@ export interface RandomReport {
 }
 
 /** `rayCount` random rays against `boxCount` random boxes (seeded). */
-export async function random(family: Family, seed: number, rayCount: number, boxCount: number, solid = true) {
+export async function random(family: Family, seed: number, rayCount: number, boxCount: number, solid = true, tuning: Tuning = 'default') {
   return scoped(async (gpu): Promise<RandomReport> => {
     const rnd = mulberry32(seed);
     const boxes = randomBoxes(boxCount, rnd, { extent: 20, halfMin: 0.1, halfMax: 2 });
@@ -54,11 +54,11 @@ export async function random(family: Family, seed: number, rayCount: number, box
     } finally {
       set.destroy();
     }
-  });
+  }, tuning);
 }
 
 /** Every adversarial group through one family. */
-export async function adversarial(family: Family, seed: number) {
+export async function adversarial(family: Family, seed: number, tuning: Tuning = 'default') {
   return scoped(async (gpu) => {
     const groups: { name: string; summary: ComparisonSummary }[] = [];
     for (const g of adversarialRayGroups(seed)) {
@@ -77,7 +77,7 @@ export async function adversarial(family: Family, seed: number) {
       }
     }
     return { groups };
-  });
+  }, tuning);
 }
 
 /** Max distance at t × (1 ∓ 1e-4) of each ray's reference closest hit: misses, then hits. */
@@ -129,18 +129,21 @@ export async function nonUnitDirections(seed: number, rayCount: number) {
  * Crosses the 65,535-workgroup limit: workgroup size 1 and 70,000 rays need a 2D grid (65,535 × 2).
  */
 export async function largeDispatch(rayCount: number) {
-  const gpu = await ObbGpu.create({ workgroupSize: 1 });
-  try {
-    const rnd = mulberry32(99);
-    const boxes = randomBoxes(8, rnd, { extent: 5, halfMin: 0.5, halfMax: 2 });
-    const rays = randomRays(rayCount, boxes, rnd, { extent: 8 });
-    const set = gpu.createBoxSet(boxes);
-    const closest = await runFamily(gpu, 'closest', set, rays, {});
-    const any = await runFamily(gpu, 'any', set, rays, {});
-    return { closest: summarize(closest.cmp), any: summarize(any.cmp), adapter: gpu.adapterName };
-  } finally {
-    gpu.destroy();
+  const out: Record<string, ComparisonSummary> = {};
+  for (const tiled of [false, true]) {
+    const gpu = await ObbGpu.create({ workgroupSize: 1, rayTuning: { tiled, cull: tiled } });
+    try {
+      const rnd = mulberry32(99);
+      const boxes = randomBoxes(8, rnd, { extent: 5, halfMin: 0.5, halfMax: 2 });
+      const rays = randomRays(rayCount, boxes, rnd, { extent: 8 });
+      const set = gpu.createBoxSet(boxes);
+      out[tiled ? 'closestTiled' : 'closest'] = summarize((await runFamily(gpu, 'closest', set, rays, {})).cmp);
+      out[tiled ? 'anyTiled' : 'any'] = summarize((await runFamily(gpu, 'any', set, rays, {})).cmp);
+    } finally {
+      gpu.destroy();
+    }
   }
+  return out;
 }
 
 /** All hits with a capacity far too small: the host re-runs and nothing is dropped. */
