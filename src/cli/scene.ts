@@ -341,6 +341,27 @@ export function runReference(scene: Scene, onProgress?: ProgressFn): CpuSceneRaw
   return out;
 }
 
+/** Per-ray closest hits of either backend as result-file entries (normal only when there is a face). */
+function rayResults(
+  sceneRays: RayArray,
+  h: { readonly box: ArrayLike<number>; readonly t: ArrayLike<number>; readonly face: ArrayLike<number>; readonly inside: ArrayLike<number> },
+  normalOf: (ray: number, box: number, face: number) => [number, number, number],
+): RayResult[] {
+  return Array.from({ length: sceneRays.count }, (_, r): RayResult => {
+    const b = h.box[r] as number;
+    if (b < 0) {
+      return { hit: false };
+    }
+    const t = h.t[r] as number;
+    const face = h.face[r] as number;
+    const point = rayPoint(sceneRays, r, t);
+    const inside = h.inside[r] === 1;
+    return face === FACE_NONE
+      ? { hit: true, box: b, t, point, inside }
+      : { hit: true, box: b, t, point, normal: normalOf(r, b, face), inside };
+  });
+}
+
 /**
  * The result file of the CPU backend from its typed results.
  *
@@ -348,24 +369,9 @@ export function runReference(scene: Scene, onProgress?: ProgressFn): CpuSceneRaw
  * sceneResultFromCpu(scene, runReference(scene)).rays?.[0] // { hit: true, box: 0, t: 9, … }
  */
 export function sceneResultFromCpu(scene: Scene, raw: CpuSceneRaw): SceneResult {
-  let rays: RayResult[] | undefined;
-  if (scene.rays && raw.hits) {
-    const h = raw.hits;
-    const sceneRays = scene.rays;
-    rays = Array.from({ length: h.count }, (_, r): RayResult => {
-      const b = h.box[r] as number;
-      if (b < 0) {
-        return { hit: false };
-      }
-      const t = h.t[r] as number;
-      const face = h.face[r] as number;
-      const point = rayPoint(sceneRays, r, t);
-      const inside = h.inside[r] === 1;
-      return face === FACE_NONE
-        ? { hit: true, box: b, t, point, inside }
-        : { hit: true, box: b, t, point, normal: cpuNormal(scene.boxes, b, face), inside };
-    });
-  }
+  const rays = scene.rays && raw.hits
+    ? rayResults(scene.rays, raw.hits, (_r, b, face) => cpuNormal(scene.boxes, b, face))
+    : undefined;
   const pairs = scene.pairs && raw.pairs ? pairResults(raw.pairs, raw.pairs.count) : undefined;
   const all = scene.allPairs && raw.allPairs ? pairList(raw.allPairs) : undefined;
   return withQueries({ backend: 'cpu', adapter: CPU_ADAPTER }, rays, pairs, all);
@@ -430,26 +436,13 @@ export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: Pro
  * sceneResultFromGpu(scene, raw).adapter // "google swiftshader (fallback)"
  */
 export function sceneResultFromGpu(scene: Scene, raw: GpuSceneRaw): SceneResult {
-  let rays: RayResult[] | undefined;
-  if (scene.rays && raw.rays) {
-    const h = raw.rays;
-    const sceneRays = scene.rays;
-    rays = Array.from({ length: sceneRays.count }, (_, r): RayResult => {
-      const b = h.box[r] as number;
-      if (b < 0) {
-        return { hit: false };
-      }
-      const t = h.t[r] as number;
-      const face = h.face[r] as number;
-      const point = rayPoint(sceneRays, r, t);
-      const inside = h.inside[r] === 1;
-      if (face === FACE_NONE) {
-        return { hit: true, box: b, t, point, inside };
-      }
+  const h = raw.rays;
+  const rays = scene.rays && h
+    ? rayResults(scene.rays, h, (r) => {
       const n = (k: number): number => (h.normal[3 * r + k] as number) + 0;
-      return { hit: true, box: b, t, point, normal: [n(0), n(1), n(2)], inside };
-    });
-  }
+      return [n(0), n(1), n(2)];
+    })
+    : undefined;
   const pairs = scene.pairs && raw.pairs ? pairResults(raw.pairs, scene.pairs.length / 2) : undefined;
   const all = scene.allPairs && raw.allPairs ? pairList(raw.allPairs) : undefined;
   return withQueries({ backend: 'gpu', adapter: raw.adapter }, rays, pairs, all);

@@ -15,7 +15,7 @@ import { compareScene, formatSceneComparison } from '../../src/cli/verify.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'webgpu-obb.js');
-const fixtureUrl = new URL('../../../shared/fixtures/seed-sat-case.json', import.meta.url);
+const fixtureUrl = new URL('../fixtures/seed-sat-case.json', import.meta.url);
 
 /** These tests run the built command: say so when dist/ is older than the sources. */
 function warnIfStale(): void {

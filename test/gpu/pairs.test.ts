@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
 import type { ComparisonSummary } from './page/shared.ts';
 
@@ -15,12 +16,6 @@ afterAll(async () => {
   await gpu?.close();
 });
 
-function expectClean(s: ComparisonSummary, maxAmbiguousFraction = 1): void {
-  console.log(s.report);
-  expect(s.mismatch, s.report).toBe(0);
-  expect(s.agree + s.ambiguous).toBe(s.total);
-  expect(s.ambiguous / Math.max(1, s.total)).toBeLessThanOrEqual(maxAmbiguousFraction);
-}
 
 describe('obbPairs', () => {
   it('published random suite distribution: 100,000 pairs (seed 11423)', async () => {
@@ -45,7 +40,7 @@ describe('obbPairs', () => {
   });
 
   it('the published case: separated on A1xB2 only, in both orders', async () => {
-    const fixture = JSON.parse(readFileSync(new URL('../../../shared/fixtures/seed-sat-case.json', import.meta.url), 'utf8')) as { boxes: unknown[] };
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/seed-sat-case.json', import.meta.url), 'utf8')) as { boxes: unknown[] };
     const r = await gpu.call<{ overlap: number[]; gap: number[]; axis: number[]; faceOverlap: number[]; faceGap: number[]; summary: ComparisonSummary }>(
       'pairs', 'publishedCase', fixture.boxes);
     expectClean(r.summary);

@@ -4,6 +4,7 @@
  * suites, ambiguous counts printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
 import type { ComparisonSummary } from './page/shared.ts';
 
@@ -15,12 +16,6 @@ afterAll(async () => {
   await gpu?.close();
 });
 
-function expectClean(s: ComparisonSummary, maxAmbiguousFraction = 1): void {
-  console.log(s.report);
-  expect(s.mismatch, s.report).toBe(0);
-  expect(s.agree + s.ambiguous).toBe(s.total);
-  expect(s.ambiguous / Math.max(1, s.total)).toBeLessThanOrEqual(maxAmbiguousFraction);
-}
 
 const families = ['closest', 'any', 'all'] as const;
 

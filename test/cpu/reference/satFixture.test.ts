@@ -23,7 +23,7 @@ interface SatFixture {
   };
 }
 
-const fixtureUrl = new URL('../../../../shared/fixtures/seed-sat-case.json', import.meta.url);
+const fixtureUrl = new URL('../../fixtures/seed-sat-case.json', import.meta.url);
 const fixturePath = fileURLToPath(fixtureUrl);
 
 function load(): { fixture: SatFixture; a: Obb; b: Obb } {
