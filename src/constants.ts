@@ -73,6 +73,40 @@ export const RAY_OPT_GEOMETRY = 4;
 export const PAIR_OPT_FACE_ONLY = 1;
 export const PAIR_OPT_SELF = 2;
 
+/** GPU radix sort: threads per workgroup, keys per thread, keys per block, bits per pass. */
+export const SORT_WG = 128;
+export const SORT_PER_THREAD = 8;
+export const SORT_BLOCK = SORT_WG * SORT_PER_THREAD;
+export const SORT_BITS = 4;
+export const SORT_BUCKETS = 1 << SORT_BITS;
+/** GPU exclusive scan: threads per workgroup and elements per thread (one block each). */
+export const SCAN_WG = 256;
+export const SCAN_PER_THREAD = 4;
+export const SCAN_BLOCK = SCAN_WG * SCAN_PER_THREAD;
+
+/** BVH: threads per workgroup of the build kernels, and items per thread of the bounds reduction. */
+export const BVH_WG = 256;
+export const BVH_BOUNDS_PER_THREAD = 4;
+/** BVH child pointer flag: the child is a leaf and the low 31 bits are its box index. */
+export const BVH_LEAF = 0x80000000;
+/** No node (the root's parent, an empty tree). */
+export const BVH_NONE = 0xffffffff;
+/**
+ * Refit steps: the height of a Karras tree is bounded by the key length. Each internal node's
+ * common-prefix length δ exceeds its parent's, and δ lies in [0, 63] for 30-bit codes with the
+ * 32-bit index tie-break, so no internal node sits deeper than 63: 64 frontier steps always
+ * reach the root (tests check the root is reached).
+ */
+export const BVH_REFIT_STEPS = 64;
+/** Traversal stack entries per invocation (≥ the tree height bound above; overflow is detected). */
+export const BVH_STACK = 64;
+/** Relative and absolute padding of leaf AABBs, so the float32 AABB surely contains the float32 OBB. */
+export const BVH_AABB_PAD = 1e-5;
+/** Range written for a LiDAR ray that hits nothing within its max range. */
+export const LIDAR_NO_RETURN = -1;
+/** Hit flag: the BVH traversal stack overflowed for this ray/box (the host re-runs it by brute force). */
+export const HIT_FLAG_OVERFLOW = 4;
+
 /**
  * The constants above that the WGSL kernels use, with their WGSL types. The link manifest
  * (src/gpu/shaders.ts) emits them as WGSL `const` declarations ahead of every kernel, so the
@@ -92,4 +126,20 @@ export const WGSL_CONSTANTS = {
   RAY_OPT_GEOMETRY: ['u32', RAY_OPT_GEOMETRY],
   PAIR_OPT_FACE_ONLY: ['u32', PAIR_OPT_FACE_ONLY],
   PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
+  SORT_WG: ['u32', SORT_WG],
+  SORT_PER_THREAD: ['u32', SORT_PER_THREAD],
+  SORT_BLOCK: ['u32', SORT_BLOCK],
+  SORT_BITS: ['u32', SORT_BITS],
+  SORT_BUCKETS: ['u32', SORT_BUCKETS],
+  SCAN_WG: ['u32', SCAN_WG],
+  SCAN_PER_THREAD: ['u32', SCAN_PER_THREAD],
+  SCAN_BLOCK: ['u32', SCAN_BLOCK],
+  BVH_WG: ['u32', BVH_WG],
+  BVH_BOUNDS_PER_THREAD: ['u32', BVH_BOUNDS_PER_THREAD],
+  BVH_LEAF: ['u32', BVH_LEAF],
+  BVH_NONE: ['u32', BVH_NONE],
+  BVH_STACK: ['u32', BVH_STACK],
+  BVH_AABB_PAD: ['f32', BVH_AABB_PAD],
+  LIDAR_NO_RETURN: ['f32', LIDAR_NO_RETURN],
+  HIT_FLAG_OVERFLOW: ['u32', HIT_FLAG_OVERFLOW],
 } as const satisfies Record<string, readonly ['f32' | 'u32', number]>;

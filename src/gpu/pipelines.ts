@@ -30,6 +30,10 @@ export const KERNELS = {
   obbPairs: { source: 'obbPairs', entry: 'obbPairs', bindings: [[0, U], [1, R], [2, R], [3, R], [4, W]] },
   obbOneVsMany: { source: 'obbPairs', entry: 'obbOneVsMany', bindings: [[0, U], [1, R], [2, R], [4, W]] },
   obbCross: { source: 'obbPairs', entry: 'obbCross', bindings: [[0, U], [1, R], [2, R], [5, W], [6, W]] },
+  scanBlocks: { source: 'scan', entry: 'scanBlocks', bindings: [[0, U], [1, W], [2, W]] },
+  scanAdd: { source: 'scan', entry: 'scanAdd', bindings: [[0, U], [1, W], [2, W]] },
+  sortCount: { source: 'sort', entry: 'sortCount', bindings: [[0, U], [1, R], [5, W]] },
+  sortScatter: { source: 'sort', entry: 'sortScatter', bindings: [[0, U], [1, R], [2, R], [3, W], [4, W], [5, W]] },
 } as const satisfies Record<string, KernelSpec>;
 
 export type KernelName = keyof typeof KERNELS;
@@ -114,11 +118,13 @@ export function getKernel(
       cache.modules.set(spec.source, mod);
       mod.catch(() => cache.modules.delete(spec.source));
     }
-    const values: Record<string, number> = { WG: workgroupSize };
-    for (const [k, v] of extra) {
-      values[k] = Number(v);
-    }
     pending = mod.then(async ({ module, linked }) => {
+      // Only kernels that declare `override WG` take a workgroup size (the BVH build kernels
+      // size their workgroup arrays with constants instead).
+      const values: Record<string, number> = /\boverride WG\b/.test(linked.code) ? { WG: workgroupSize } : {};
+      for (const [k, v] of extra) {
+        values[k] = Number(v);
+      }
       const layout = device.createBindGroupLayout({ label: `${linked.label}:${spec.entry}:layout`, entries: layoutEntries(spec) });
       const pipeline = await device.createComputePipelineAsync({
         label: `${linked.label}:${spec.entry}:pipeline`,

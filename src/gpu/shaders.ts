@@ -10,6 +10,8 @@ import rayObbWgsl from '../../shaders/query/ray_obb.wgsl?raw';
 import obbObbSatWgsl from '../../shaders/query/obb_obb_sat.wgsl?raw';
 import rayObbBatchWgsl from '../../shaders/kernels/ray_obb_batch.wgsl?raw';
 import obbPairsWgsl from '../../shaders/kernels/obb_pairs.wgsl?raw';
+import scanWgsl from '../../shaders/bvh/scan.wgsl?raw';
+import sortWgsl from '../../shaders/bvh/sort.wgsl?raw';
 
 /** One source file of a linked shader. */
 export interface ShaderChunk {
@@ -47,6 +49,8 @@ export const CHUNKS = {
   obbObbSat: { file: 'shaders/query/obb_obb_sat.wgsl', code: obbObbSatWgsl },
   rayObbBatch: { file: 'shaders/kernels/ray_obb_batch.wgsl', code: rayObbBatchWgsl },
   obbPairs: { file: 'shaders/kernels/obb_pairs.wgsl', code: obbPairsWgsl },
+  scan: { file: 'shaders/bvh/scan.wgsl', code: scanWgsl },
+  sort: { file: 'shaders/bvh/sort.wgsl', code: sortWgsl },
 } as const satisfies Record<string, ShaderChunk>;
 
 /**
@@ -89,4 +93,6 @@ export function mapShaderLine(linked: LinkedShader, line: number): { file: strin
 export const KERNEL_SOURCES = {
   rayObbBatch: () => linkShader('obb:rays', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.rayObbBatch]),
   obbPairs: () => linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.obbPairs]),
+  scan: () => linkShader('obb:scan', [CHUNKS.scan]),
+  sort: () => linkShader('obb:sort', [CHUNKS.sort]),
 } as const;

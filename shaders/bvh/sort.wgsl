@@ -1,0 +1,139 @@
+// sort.wgsl — stable LSD radix sort of (key, value) u32 pairs, SORT_BITS bits per pass.
+// Entry points (per pass, with an exclusive scan of `hist` between them, see scan.wgsl):
+//   sortCount    each block of SORT_BLOCK keys counts its digits: hist[digit · blocks + block]
+//   sortScatter  after the scan, hist holds each (digit, block)'s global start; each block ranks
+//                its keys stably in workgroup memory and writes them there
+// Reduce-then-scan across dispatches: no decoupled look-back, no spin-waits, no workgroup ever
+// waits on another (WebGPU promises no forward progress between workgroups).
+// Stability: within a block, keys of equal digit keep their order (the digit-major exclusive
+// scan of per-thread counts ranks thread t's keys after threads < t, and each thread ranks its
+// own consecutive keys in order); across blocks, the digit-major global scan puts block b's keys
+// after those of blocks < b. Equal Morton codes therefore stay in index order.
+// Bindings (group 0): 0 params: SortParams (uniform); 1 keysIn, 2 valsIn: array<u32> (read);
+//   3 keysOut, 4 valsOut: array<u32>; 5 hist: array<u32>. Workgroup size SORT_WG.
+// Merrill & Grimshaw, "High Performance and Scalable Radix Sorting" (2011) for reduce-then-scan.
+
+struct SortParams {
+  count: u32,
+  shift: u32,
+  blocks: u32,
+}
+
+@group(0) @binding(0) var<uniform> sortParams: SortParams;
+@group(0) @binding(1) var<storage, read> keysIn: array<u32>;
+@group(0) @binding(2) var<storage, read> valsIn: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keysOut: array<u32>;
+@group(0) @binding(4) var<storage, read_write> valsOut: array<u32>;
+@group(0) @binding(5) var<storage, read_write> hist: array<u32>;
+
+var<workgroup> digitCounts: array<atomic<u32>, SORT_BUCKETS>;
+// Per-thread digit counts, digit-major: ranks[d · SORT_WG + t].
+var<workgroup> ranks: array<u32, SORT_BUCKETS * SORT_WG>;
+var<workgroup> rankPart: array<u32, SORT_WG>;
+
+fn sortBlockIndex(wid: vec3u, nwg: vec3u) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}
+
+fn digitOf(key: u32) -> u32 {
+  return (key >> sortParams.shift) & (SORT_BUCKETS - 1u);
+}
+
+@compute @workgroup_size(SORT_WG)
+fn sortCount(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let block = sortBlockIndex(wid, nwg);
+  if (block >= sortParams.blocks) {
+    return;
+  }
+  if (lid < SORT_BUCKETS) {
+    atomicStore(&digitCounts[lid], 0u);
+  }
+  workgroupBarrier();
+  let base = block * SORT_BLOCK + lid * SORT_PER_THREAD;
+  for (var q = 0u; q < SORT_PER_THREAD; q++) {
+    if (base + q < sortParams.count) {
+      atomicAdd(&digitCounts[digitOf(keysIn[base + q])], 1u);
+    }
+  }
+  workgroupBarrier();
+  if (lid < SORT_BUCKETS) {
+    hist[lid * sortParams.blocks + block] = atomicLoad(&digitCounts[lid]);
+  }
+}
+
+@compute @workgroup_size(SORT_WG)
+fn sortScatter(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let block = sortBlockIndex(wid, nwg);
+  if (block >= sortParams.blocks) {
+    return;
+  }
+  for (var d = 0u; d < SORT_BUCKETS; d++) {
+    ranks[d * SORT_WG + lid] = 0u;
+  }
+  // This thread's keys (consecutive), their digits, and their rank among its own equal digits.
+  let base = block * SORT_BLOCK + lid * SORT_PER_THREAD;
+  var keys: array<u32, SORT_PER_THREAD>;
+  var vals: array<u32, SORT_PER_THREAD>;
+  var digits: array<u32, SORT_PER_THREAD>;
+  var own: array<u32, SORT_PER_THREAD>;
+  for (var q = 0u; q < SORT_PER_THREAD; q++) {
+    digits[q] = SORT_BUCKETS; // past the end: not a key
+    if (base + q < sortParams.count) {
+      let k = keysIn[base + q];
+      let d = digitOf(k);
+      keys[q] = k;
+      vals[q] = valsIn[base + q];
+      digits[q] = d;
+      own[q] = ranks[d * SORT_WG + lid];
+      ranks[d * SORT_WG + lid] = own[q] + 1u;
+    }
+  }
+  workgroupBarrier();
+  // Exclusive scan of ranks in digit-major order: thread t scans its SORT_BUCKETS consecutive
+  // entries, then the workgroup scans the per-thread totals.
+  var sum = 0u;
+  for (var k = 0u; k < SORT_BUCKETS; k++) {
+    let i = lid * SORT_BUCKETS + k;
+    let x = ranks[i];
+    ranks[i] = sum;
+    sum += x;
+  }
+  rankPart[lid] = sum;
+  workgroupBarrier();
+  for (var off = 1u; off < SORT_WG; off <<= 1u) {
+    var v = 0u;
+    if (lid >= off) {
+      v = rankPart[lid - off];
+    }
+    workgroupBarrier();
+    rankPart[lid] += v;
+    workgroupBarrier();
+  }
+  var prefix = 0u;
+  if (lid > 0u) {
+    prefix = rankPart[lid - 1u];
+  }
+  for (var k = 0u; k < SORT_BUCKETS; k++) {
+    ranks[lid * SORT_BUCKETS + k] += prefix;
+  }
+  workgroupBarrier();
+  // ranks[d · SORT_WG + t] is now the block-local position of thread t's first key of digit d,
+  // and ranks[d · SORT_WG] the block-local start of digit d.
+  for (var q = 0u; q < SORT_PER_THREAD; q++) {
+    let d = digits[q];
+    if (d < SORT_BUCKETS) {
+      let local = ranks[d * SORT_WG + lid] + own[q];
+      let dest = hist[d * sortParams.blocks + block] + local - ranks[d * SORT_WG];
+      keysOut[dest] = keys[q];
+      valsOut[dest] = vals[q];
+    }
+  }
+}
