@@ -75,3 +75,18 @@ struct PairParams {
   flags: u32,        // offset(28) size(4) PAIR_OPT_* bits
   capacity: u32,     // offset(32) size(4) pair list capacity
 }                    // size(48)
+
+// A BVH node (internal nodes only; leaves are boxes). left/right: an internal node index, or
+// BVH_LEAF | box index. AABBs are in the set's floating-origin frame.
+struct BvhNode {
+  min: vec3f,        // offset(0) size(12)
+  left: u32,         // offset(12) size(4)
+  max: vec3f,        // offset(16) size(12)
+  right: u32,        // offset(28) size(4)
+}                    // size(32)
+
+// Uniform parameters of the BVH build kernels.
+struct BvhParams {
+  count: u32,        // offset(0) size(4) boxes (leaves)
+  partials: u32,     // offset(4) size(4) workgroups of the bounds reduction
+}                    // size(8)

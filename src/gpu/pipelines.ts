@@ -34,6 +34,13 @@ export const KERNELS = {
   scanAdd: { source: 'scan', entry: 'scanAdd', bindings: [[0, U], [1, W], [2, W]] },
   sortCount: { source: 'sort', entry: 'sortCount', bindings: [[0, U], [1, R], [5, W]] },
   sortScatter: { source: 'sort', entry: 'sortScatter', bindings: [[0, U], [1, R], [2, R], [3, W], [4, W], [5, W]] },
+  bvhBoundsPartial: { source: 'bvhBuild', entry: 'bvhBoundsPartial', bindings: [[0, U], [1, R], [2, W]] },
+  bvhBoundsFinal: { source: 'bvhBuild', entry: 'bvhBoundsFinal', bindings: [[0, U], [2, W]] },
+  bvhMorton: { source: 'bvhBuild', entry: 'bvhMorton', bindings: [[0, U], [1, R], [2, W], [3, W], [4, W]] },
+  bvhHierarchy: { source: 'bvhBuild', entry: 'bvhHierarchy', bindings: [[0, U], [3, W], [4, W], [5, W], [6, W]] },
+  bvhRefitLeaves: { source: 'bvhBuild', entry: 'bvhRefitLeaves', bindings: [[0, U], [6, W], [7, W], [8, W]] },
+  bvhRefitArgs: { source: 'bvhBuild', entry: 'bvhRefitArgs', bindings: [[8, W], [9, R], [10, W]] },
+  bvhRefitNodes: { source: 'bvhBuild', entry: 'bvhRefitNodes', bindings: [[0, U], [1, R], [5, W], [6, W], [7, W], [8, W], [9, R], [11, W]] },
 } as const satisfies Record<string, KernelSpec>;
 
 export type KernelName = keyof typeof KERNELS;

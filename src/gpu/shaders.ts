@@ -12,6 +12,8 @@ import rayObbBatchWgsl from '../../shaders/kernels/ray_obb_batch.wgsl?raw';
 import obbPairsWgsl from '../../shaders/kernels/obb_pairs.wgsl?raw';
 import scanWgsl from '../../shaders/bvh/scan.wgsl?raw';
 import sortWgsl from '../../shaders/bvh/sort.wgsl?raw';
+import aabbWgsl from '../../shaders/bvh/aabb.wgsl?raw';
+import bvhBuildWgsl from '../../shaders/bvh/build.wgsl?raw';
 
 /** One source file of a linked shader. */
 export interface ShaderChunk {
@@ -51,6 +53,8 @@ export const CHUNKS = {
   obbPairs: { file: 'shaders/kernels/obb_pairs.wgsl', code: obbPairsWgsl },
   scan: { file: 'shaders/bvh/scan.wgsl', code: scanWgsl },
   sort: { file: 'shaders/bvh/sort.wgsl', code: sortWgsl },
+  aabb: { file: 'shaders/bvh/aabb.wgsl', code: aabbWgsl },
+  bvhBuild: { file: 'shaders/bvh/build.wgsl', code: bvhBuildWgsl },
 } as const satisfies Record<string, ShaderChunk>;
 
 /**
@@ -95,4 +99,5 @@ export const KERNEL_SOURCES = {
   obbPairs: () => linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.obbPairs]),
   scan: () => linkShader('obb:scan', [CHUNKS.scan]),
   sort: () => linkShader('obb:sort', [CHUNKS.sort]),
+  bvhBuild: () => linkShader('obb:bvh-build', [CHUNKS.types, CHUNKS.aabb, CHUNKS.bvhBuild]),
 } as const;

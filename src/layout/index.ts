@@ -17,10 +17,14 @@ export const PAIR_PARAMS = {
   SIZE: 48, OFFSET_B: 0, TOLERANCE: 12, COUNT_A: 16, COUNT_B: 20, PAIR_COUNT: 24, FLAGS: 28, CAPACITY: 32,
 } as const;
 
+export const BVH_NODE = { SIZE: 32, MIN: 0, LEFT: 12, MAX: 16, RIGHT: 28 } as const;
+export const BVH_PARAMS = { SIZE: 8, COUNT: 0, PARTIALS: 4 } as const;
+
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {
   Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
   PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
+  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS,
 } as const;
 
 /**

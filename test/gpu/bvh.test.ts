@@ -24,3 +24,21 @@ describe('building blocks', () => {
     expect(r.wrong).toBe(0);
   });
 });
+
+describe('tree', () => {
+  it.each([
+    ['random', 2], ['random', 3], ['random', 1000], ['random', 100_000],
+    ['identical', 5000], ['plane', 20_000], ['mixed', 20_000], ['clustered', 20_000],
+  ] as const)('%s scene, %i boxes (seed 5): every leaf once, parents consistent, AABBs nest', async (kind, n) => {
+    const r = await gpu.call<{ errors: string[]; maxDepth: number; buildMs: number }>('bvh', 'invariants', kind, n, 5, false);
+    console.log(`${kind} ${n}: depth ${r.maxDepth}, build ${r.buildMs.toFixed(1)} ms`);
+    expect(r.errors).toEqual([]);
+    expect(r.maxDepth).toBeLessThan(64);
+  });
+
+  it('refit after every box moved keeps the invariants (random, 50,000 boxes, seed 6)', async () => {
+    const r = await gpu.call<{ errors: string[]; refitMs: number }>('bvh', 'invariants', 'random', 50_000, 6, true);
+    console.log(`refit 50,000: ${r.refitMs.toFixed(1)} ms`);
+    expect(r.errors).toEqual([]);
+  });
+});

@@ -2,7 +2,8 @@
  * Suite `bvh`: the GPU building blocks of the BVH (scan, radix sort) and the tree itself,
  * checked against CPU computations of the same thing.
  */
-import { GpuContext, mulberry32 } from '../../../../src/index.ts';
+import { BOX_F64, GpuContext, ObbGpu, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
+import { Bvh } from '../../../../src/bvh/Bvh.ts';
 import { ExclusiveScan, RadixSort } from '../../../../src/bvh/RadixSort.ts';
 
 async function withContext<T>(body: (ctx: GpuContext) => Promise<T>): Promise<T> {
@@ -82,4 +83,146 @@ export async function sort(seed: number, n: number, bits: number, distinct: numb
     sorter.destroy();
     return { n, wrong, ms };
   });
+}
+
+
+/** Scenes that stress the build: equal Morton codes, flat layouts, mixed scales. */
+export function bvhScene(kind: string, n: number, seed: number): BoxArray {
+  const rnd = mulberry32(seed);
+  const boxes = randomBoxes(n, rnd, { extent: 100, halfMin: 0.1, halfMax: 2 });
+  const d = boxes.data;
+  for (let i = 0; i < n; i++) {
+    const o = i * BOX_F64.STRIDE;
+    if (kind === 'identical') {
+      d.set(d.subarray(0, BOX_F64.STRIDE), o);
+    } else if (kind === 'plane') {
+      d[o + 2] = 0;
+    } else if (kind === 'mixed') {
+      const s = i % 3 === 0 ? 200 : i % 3 === 1 ? 1e-3 : 1;
+      d[o + 3]! *= s;
+      d[o + 4]! *= s;
+      d[o + 5]! *= s;
+    } else if (kind === 'clustered') {
+      // Half the boxes within 1e-3 of one point: equal codes at every depth.
+      if (i % 2 === 0) {
+        d[o] = 5 + 1e-3 * rnd();
+        d[o + 1] = 5 + 1e-3 * rnd();
+        d[o + 2] = 5 + 1e-3 * rnd();
+      }
+    }
+  }
+  return boxes;
+}
+
+/** Builds a tree over a scene, reads it back and checks every invariant on the CPU. */
+export async function invariants(kind: string, n: number, seed: number, refitAfterMove: boolean) {
+  const gpu = await ObbGpu.create();
+  const errors: string[] = [];
+  try {
+    let boxes = bvhScene(kind, n, seed);
+    const set = gpu.createBoxSet(boxes);
+    const bvh = await Bvh.create(gpu.ctx, set);
+    const t0 = performance.now();
+    await bvh.build();
+    await gpu.ctx.device.queue.onSubmittedWorkDone();
+    const buildMs = performance.now() - t0;
+    let refitMs = 0;
+    if (refitAfterMove) {
+      // Move every box a little (same count): refit only.
+      const moved = boxes.data.slice();
+      const rnd = mulberry32(seed + 1);
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < 3; k++) {
+          moved[i * BOX_F64.STRIDE + k]! += (rnd() - 0.5) * 10;
+        }
+      }
+      boxes = { count: n, data: moved };
+      await set.update(0, boxes);
+      const t1 = performance.now();
+      await bvh.refit();
+      await gpu.ctx.device.queue.onSubmittedWorkDone();
+      refitMs = performance.now() - t1;
+    }
+    const s = await bvh.snapshot();
+    if (s.rootRefits !== (n >= 2 ? 1 : 0)) {
+      errors.push(`root refitted ${s.rootRefits} times`);
+    }
+    // Sorted codes, values a permutation, equal codes in index order (stable sort).
+    const seen = new Uint8Array(n);
+    for (let p = 0; p < n; p++) {
+      const v = s.values[p]!;
+      if (v >= n || seen[v]) {
+        errors.push(`values[${p}] = ${v} is not a permutation entry`);
+        break;
+      }
+      seen[v] = 1;
+      if (p > 0 && (s.keys[p - 1]! > s.keys[p]! || (s.keys[p - 1] === s.keys[p] && s.values[p - 1]! > v))) {
+        errors.push(`keys not sorted stably at ${p}`);
+        break;
+      }
+    }
+    // Walk the tree: every leaf exactly once, every internal node once, parents consistent,
+    // every AABB containing its children (leaf: the box's exact AABB, re-based to the origin).
+    const origin = set.origin;
+    const leafSeen = new Uint8Array(n);
+    const nodeSeen = new Uint8Array(Math.max(0, n - 1));
+    const aabbOf = (c: number): [number[], number[]] => {
+      if (c & 0x80000000) {
+        const a = obbToAabb(boxAt(boxes, c & 0x7fffffff));
+        return [a.min.map((x, k) => x - origin[k]!), a.max.map((x, k) => x - origin[k]!)];
+      }
+      const f = s.nodeFloats;
+      return [[f[8 * c]!, f[8 * c + 1]!, f[8 * c + 2]!], [f[8 * c + 4]!, f[8 * c + 5]!, f[8 * c + 6]!]];
+    };
+    let maxDepth = 0;
+    if (n >= 2) {
+      const stack: [number, number][] = [[0, 0]];
+      while (stack.length > 0) {
+        const [node, depth] = stack.pop()!;
+        maxDepth = Math.max(maxDepth, depth);
+        if (nodeSeen[node]) {
+          errors.push(`node ${node} reached twice`);
+          break;
+        }
+        nodeSeen[node] = 1;
+        const [pmin, pmax] = aabbOf(node);
+        for (const c of [s.nodeWords[8 * node + 3]!, s.nodeWords[8 * node + 7]!]) {
+          const [cmin, cmax] = aabbOf(c);
+          for (let k = 0; k < 3; k++) {
+            const tol = 1e-6 * (Math.abs(cmin[k]!) + Math.abs(cmax[k]!) + 1);
+            if (cmin[k]! < pmin[k]! - tol || cmax[k]! > pmax[k]! + tol) {
+              errors.push(`node ${node}'s AABB does not contain child ${c >>> 0} on axis ${k}`);
+              break;
+            }
+          }
+          if (c & 0x80000000) {
+            const b = c & 0x7fffffff;
+            if (leafSeen[b]) {
+              errors.push(`leaf ${b} reached twice`);
+            }
+            leafSeen[b] = 1;
+          } else {
+            if (s.parents[c] !== node) {
+              errors.push(`parent of node ${c} is ${s.parents[c]}, expected ${node}`);
+            }
+            stack.push([c, depth + 1]);
+          }
+        }
+        if (errors.length > 5) {
+          break;
+        }
+      }
+      if (leafSeen.some((x) => x === 0)) {
+        errors.push(`${leafSeen.filter((x) => x === 0).length} leaves never reached`);
+      }
+      if (nodeSeen.some((x) => x === 0)) {
+        errors.push(`${nodeSeen.filter((x) => x === 0).length} internal nodes never reached`);
+      }
+    }
+    bvh.destroy();
+    set.destroy();
+    return { errors: errors.slice(0, 5), maxDepth, buildMs, refitMs };
+  } finally {
+    gpu.destroy();
+  }
 }

@@ -1,0 +1,267 @@
+// build.wgsl — linear BVH over the boxes of a set, built on the GPU (Karras 2012).
+// Entry points, in order (each its own dispatch; the radix sort of sort.wgsl runs between
+// bvhMorton and bvhHierarchy):
+//   bvhBoundsPartial  bounds of the box centres, one partial per workgroup (parallel reduction)
+//   bvhBoundsFinal    one workgroup reduces the partials into bounds[0] (min), bounds[1] (max)
+//   bvhMorton         30-bit Morton code of each centre in those bounds; values = box indices
+//   bvhHierarchy      one internal node per thread (Karras, "Maximizing Parallelism in the
+//                     Construction of BVHs, Octrees, and k-d Trees", HPG 2012); equal codes are
+//                     told apart by their sorted position, so every key is unique
+//   bvhRefitLeaves    every leaf counts itself into its parent; a parent whose second child
+//                     arrives goes on the frontier list
+//   bvhRefitArgs      (one thread) indirect dispatch arguments for the current frontier, and an
+//                     empty next frontier
+//   bvhRefitNodes     computes each frontier node's AABB from its children and moves up
+//
+// Why the refit needs no memory ordering between invocations: a node is put on the frontier
+// by the atomicAdd that returns 1 on its counter (exactly one child sees that value; atomic
+// read-modify-writes on one location are totally ordered even when relaxed), and it is
+// processed in a LATER dispatch. Its children's AABBs were written in earlier dispatches, and
+// WebGPU makes a dispatch's storage writes visible to the dispatches after it. No invocation
+// ever reads data another invocation of the same dispatch wrote, so the relaxed atomics of WGSL
+// are enough. The height bound (BVH_REFIT_STEPS in src/constants.ts) caps the dispatches.
+//
+// Bindings (group 0): 0 params: BvhParams; 1 boxes: array<Obb>; 2 bounds: array<vec4f>;
+//   3 keys, 4 vals: array<u32>; 5 nodes: array<BvhNode>; 6 parents: array<u32> (internal nodes
+//   first, then leaves by sorted position); 7 refitCount: array<atomic<u32>>; 8 listOut:
+//   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
+//   array<atomic<u32>> ([0] = times the root was refitted). Workgroup size BVH_WG.
+
+@group(0) @binding(0) var<uniform> bvhParams: BvhParams;
+@group(0) @binding(1) var<storage, read> boxes: array<Obb>;
+@group(0) @binding(2) var<storage, read_write> bounds: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> vals: array<u32>;
+@group(0) @binding(5) var<storage, read_write> nodes: array<BvhNode>;
+@group(0) @binding(6) var<storage, read_write> parents: array<u32>;
+@group(0) @binding(7) var<storage, read_write> refitCount: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> listOut: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read> listIn: array<u32>;
+@group(0) @binding(10) var<storage, read_write> args: array<u32>;
+@group(0) @binding(11) var<storage, read_write> status: array<atomic<u32>>;
+
+var<workgroup> redMin: array<vec3f, BVH_WG>;
+var<workgroup> redMax: array<vec3f, BVH_WG>;
+
+fn bvhThread(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
+  return (wid.x + wid.y * nwg.x) * BVH_WG + lid;
+}
+
+// Tree reduction of redMin/redMax into element 0. Uniform control flow.
+fn reduceBounds(lid: u32) {
+  for (var s = BVH_WG / 2u; s > 0u; s >>= 1u) {
+    workgroupBarrier();
+    if (lid < s) {
+      redMin[lid] = min(redMin[lid], redMin[lid + s]);
+      redMax[lid] = max(redMax[lid], redMax[lid + s]);
+    }
+  }
+  workgroupBarrier();
+}
+
+@compute @workgroup_size(BVH_WG)
+fn bvhBoundsPartial(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let group = wid.x + wid.y * nwg.x;
+  if (group >= bvhParams.partials) {
+    return;
+  }
+  var lo = vec3f(F32_MAX);
+  var hi = vec3f(-F32_MAX);
+  let base = group * BVH_WG * BVH_BOUNDS_PER_THREAD;
+  for (var q = 0u; q < BVH_BOUNDS_PER_THREAD; q++) {
+    let i = base + q * BVH_WG + lid;
+    if (i < bvhParams.count) {
+      let c = boxes[i].center;
+      lo = min(lo, c);
+      hi = max(hi, c);
+    }
+  }
+  redMin[lid] = lo;
+  redMax[lid] = hi;
+  reduceBounds(lid);
+  if (lid == 0u) {
+    bounds[2u + 2u * group] = vec4f(redMin[0], 0.0);
+    bounds[3u + 2u * group] = vec4f(redMax[0], 0.0);
+  }
+}
+
+@compute @workgroup_size(BVH_WG)
+fn bvhBoundsFinal(@builtin(local_invocation_index) lid: u32) {
+  var lo = vec3f(F32_MAX);
+  var hi = vec3f(-F32_MAX);
+  for (var k = lid; k < bvhParams.partials; k += BVH_WG) {
+    lo = min(lo, bounds[2u + 2u * k].xyz);
+    hi = max(hi, bounds[3u + 2u * k].xyz);
+  }
+  redMin[lid] = lo;
+  redMax[lid] = hi;
+  reduceBounds(lid);
+  if (lid == 0u) {
+    bounds[0] = vec4f(redMin[0], 0.0);
+    bounds[1] = vec4f(redMax[0], 0.0);
+  }
+}
+
+// Spreads the low 10 bits of x to every third bit.
+fn expandBits(v: u32) -> u32 {
+  var x = v & 0x3ffu;
+  x = (x | (x << 16u)) & 0x030000ffu;
+  x = (x | (x << 8u)) & 0x0300f00fu;
+  x = (x | (x << 4u)) & 0x030c30c3u;
+  x = (x | (x << 2u)) & 0x09249249u;
+  return x;
+}
+
+@compute @workgroup_size(BVH_WG)
+fn bvhMorton(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let i = bvhThread(lid, wid, nwg);
+  if (i >= bvhParams.count) {
+    return;
+  }
+  let lo = bounds[0].xyz;
+  let ext = bounds[1].xyz - lo;
+  let scale = select(vec3f(0.0), vec3f(1023.0) / max(ext, vec3f(1e-30)), ext > vec3f(0.0));
+  let q = vec3u(clamp((boxes[i].center - lo) * scale, vec3f(0.0), vec3f(1023.0)));
+  keys[i] = (expandBits(q.x) << 2u) | (expandBits(q.y) << 1u) | expandBits(q.z);
+  vals[i] = i;
+}
+
+// Length of the common prefix of sorted keys i and j (position-tie-broken), -1 out of range.
+fn keyDelta(i: i32, j: i32) -> i32 {
+  if (j < 0 || j >= i32(bvhParams.count)) {
+    return -1;
+  }
+  let a = keys[u32(i)];
+  let b = keys[u32(j)];
+  if (a == b) {
+    return 32 + i32(countLeadingZeros(u32(i) ^ u32(j)));
+  }
+  return i32(countLeadingZeros(a ^ b));
+}
+
+fn childPointer(index: i32, isLeaf: bool, parent: u32) -> u32 {
+  if (isLeaf) {
+    parents[bvhParams.count - 1u + u32(index)] = parent;
+    return BVH_LEAF | vals[u32(index)];
+  }
+  parents[u32(index)] = parent;
+  return u32(index);
+}
+
+@compute @workgroup_size(BVH_WG)
+fn bvhHierarchy(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let node = bvhThread(lid, wid, nwg);
+  if (node + 1u >= bvhParams.count) {
+    return;
+  }
+  let i = i32(node);
+  // Direction of the node's range, and its other end j.
+  let d = select(-1, 1, keyDelta(i, i + 1) - keyDelta(i, i - 1) > 0);
+  let deltaMin = keyDelta(i, i - d);
+  var lMax = 2;
+  while (keyDelta(i, i + lMax * d) > deltaMin) {
+    lMax *= 2;
+  }
+  var l = 0;
+  for (var t = lMax / 2; t >= 1; t /= 2) {
+    if (keyDelta(i, i + (l + t) * d) > deltaMin) {
+      l += t;
+    }
+  }
+  let j = i + l * d;
+  // The split: the last position sharing more than the node's common prefix with i.
+  let deltaNode = keyDelta(i, j);
+  var s = 0;
+  var t = l;
+  loop {
+    t = (t + 1) / 2;
+    if (keyDelta(i, i + (s + t) * d) > deltaNode) {
+      s += t;
+    }
+    if (t <= 1) {
+      break;
+    }
+  }
+  let gamma = i + s * d + min(d, 0);
+  let left = childPointer(gamma, min(i, j) == gamma, node);
+  let right = childPointer(gamma + 1, max(i, j) == gamma + 1, node);
+  nodes[node] = BvhNode(vec3f(0.0), left, vec3f(0.0), right);
+  if (node == 0u) {
+    parents[0] = BVH_NONE;
+  }
+}
+
+// A node's parent is queued by the child whose increment finds the counter at 1.
+fn arrive(parent: u32) {
+  if (atomicAdd(&refitCount[parent], 1u) == 1u) {
+    let slot = atomicAdd(&listOut[0], 1u);
+    atomicStore(&listOut[1u + slot], parent);
+  }
+}
+
+@compute @workgroup_size(BVH_WG)
+fn bvhRefitLeaves(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let p = bvhThread(lid, wid, nwg);
+  if (p >= bvhParams.count || bvhParams.count < 2u) {
+    return;
+  }
+  arrive(parents[bvhParams.count - 1u + p]);
+}
+
+@compute @workgroup_size(1)
+fn bvhRefitArgs() {
+  let groups = (listIn[0] + BVH_WG - 1u) / BVH_WG;
+  let x = min(groups, 65535u);
+  args[0] = x;
+  args[1] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
+  args[2] = 1u;
+  atomicStore(&listOut[0], 0u);
+}
+
+fn childBounds(c: u32) -> Aabb {
+  if ((c & BVH_LEAF) != 0u) {
+    return obbAabb(boxes[c & ~BVH_LEAF]);
+  }
+  let n = nodes[c];
+  return Aabb(n.min, n.max);
+}
+
+@compute @workgroup_size(BVH_WG)
+fn bvhRefitNodes(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let k = bvhThread(lid, wid, nwg);
+  if (k >= listIn[0]) {
+    return;
+  }
+  let n = listIn[1u + k];
+  let node = nodes[n];
+  let a = childBounds(node.left);
+  let b = childBounds(node.right);
+  nodes[n].min = min(a.min, b.min);
+  nodes[n].max = max(a.max, b.max);
+  let parent = parents[n];
+  if (parent == BVH_NONE) {
+    atomicAdd(&status[0], 1u);
+    return;
+  }
+  arrive(parent);
+}

@@ -1,0 +1,257 @@
+/**
+ * A linear BVH over a BoxSet, built and refitted on the GPU (host side of
+ * shaders/bvh/build.wgsl, with the radix sort of ./RadixSort.ts).
+ *
+ * Build: centre bounds (parallel reduction) → 30-bit Morton codes → stable radix sort of
+ * (code, index) → Karras hierarchy → bottom-up refit by frontier lists, one dispatch per level
+ * (see build.wgsl for why that needs no cross-invocation memory ordering). Refit alone (boxes
+ * moved, same count) redoes only the last step.
+ *
+ * Memory per box: 48 B (the box) + 32 B (node) + 8 B (key, value) + 8 B (sort scratch)
+ * + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 116 B: a 1M-box tree
+ * takes about 68 MB besides the boxes.
+ */
+import { BVH_BOUNDS_PER_THREAD, BVH_REFIT_STEPS, BVH_WG } from '../constants.ts';
+import type { BoxSet } from '../gpu/BoxSet.ts';
+import type { GpuContext } from '../gpu/device.ts';
+import { BufferUsage } from '../gpu/flags.ts';
+import { getKernel, type KernelName } from '../gpu/pipelines.ts';
+import { BVH_NODE } from '../layout/index.ts';
+import { dispatch } from './encode.ts';
+import { RadixSort } from './RadixSort.ts';
+
+const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+
+const BUILD_KERNELS: readonly KernelName[] = [
+  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes',
+];
+
+/** The tree read back, for tests and tools. */
+export interface BvhSnapshot {
+  readonly count: number;
+  /** Internal nodes: min xyz, left, max xyz, right per node (8 words; floats as Float32Array). */
+  readonly nodeFloats: Float32Array;
+  readonly nodeWords: Uint32Array;
+  /** Sorted Morton codes and the box index at each sorted position. */
+  readonly keys: Uint32Array;
+  readonly values: Uint32Array;
+  /** Parents of internal nodes [0, n − 1), then of leaves by sorted position. */
+  readonly parents: Uint32Array;
+  /** Times the root's AABB was computed by the last build or refit (1 when the refit finished). */
+  readonly rootRefits: number;
+  /** Bounds of the box centres (min xyz, max xyz). */
+  readonly bounds: Float32Array;
+}
+
+/**
+ * @example
+ * const bvh = await Bvh.create(ctx, set);
+ * await bvh.build();            // full rebuild
+ * await set.update(0, moved);   // boxes moved…
+ * await bvh.refit();            // …the same tree, new AABBs
+ */
+export class Bvh {
+  readonly ctx: GpuContext;
+  readonly set: BoxSet;
+  /** Leaves (boxes) the buffers were sized for. */
+  readonly capacity: number;
+  /** Internal nodes, `count − 1` of them (one buffer entry at least). */
+  readonly nodes: GPUBuffer;
+  private readonly keys: GPUBuffer;
+  private readonly values: GPUBuffer;
+  private readonly parents: GPUBuffer;
+  private readonly refitCount: GPUBuffer;
+  private readonly lists: [GPUBuffer, GPUBuffer];
+  private readonly args: GPUBuffer;
+  private readonly status: GPUBuffer;
+  private readonly bounds: GPUBuffer;
+  private readonly params: GPUBuffer;
+  private readonly sort: RadixSort;
+  /** Leaves of the current tree (the set's count when it was last built). */
+  private builtCount = -1;
+  private destroyed = false;
+
+  private constructor(ctx: GpuContext, set: BoxSet, capacity: number, sort: RadixSort) {
+    this.ctx = ctx;
+    this.set = set;
+    this.capacity = capacity;
+    this.sort = sort;
+    const n = Math.max(2, capacity);
+    const make = (label: string, size: number, usage = STORAGE): GPUBuffer =>
+      ctx.createBuffer({ label: `${ctx.label}:bvh:${label}`, size: Math.max(16, size), usage });
+    this.nodes = make('nodes', (n - 1) * BVH_NODE.SIZE);
+    this.keys = make('keys', n * 4);
+    this.values = make('values', n * 4);
+    this.parents = make('parents', (2 * n - 1) * 4);
+    this.refitCount = make('refit-count', (n - 1) * 4);
+    this.lists = [make('frontier-a', (n + 1) * 4), make('frontier-b', (n + 1) * 4)];
+    this.args = make('args', 16, STORAGE | BufferUsage.INDIRECT);
+    this.status = make('status', 16);
+    this.bounds = make('bounds', (2 + 2 * partialsFor(n)) * 16);
+    this.params = make('params', 16, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  }
+
+  /** Allocates a tree for `set` (room for `capacity` boxes, default the set's count). */
+  static async create(ctx: GpuContext, set: BoxSet, capacity = set.count): Promise<Bvh> {
+    await Promise.all(BUILD_KERNELS.map((k) => getKernel(ctx.device, k)));
+    const sort = await RadixSort.create(ctx, Math.max(2, capacity));
+    return new Bvh(ctx, set, Math.max(2, capacity), sort);
+  }
+
+  /** Leaves of the built tree (-1 before the first build). */
+  get count(): number {
+    return this.builtCount;
+  }
+
+  private kernel(name: KernelName): Promise<Awaited<ReturnType<typeof getKernel>>> {
+    return getKernel(this.ctx.device, name);
+  }
+
+  private check(count: number): void {
+    if (this.destroyed) {
+      throw new Error('Bvh: this tree was destroyed');
+    }
+    if (count > this.capacity) {
+      throw new RangeError(`Bvh: ${count} boxes exceed the tree's capacity ${this.capacity}; create a larger Bvh`);
+    }
+  }
+
+  /**
+   * Records a full build over the set's current boxes into `encoder` (two clears, then one
+   * compute pass). The caller submits.
+   */
+  async encodeBuild(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): Promise<void> {
+    const n = this.set.count;
+    this.check(n);
+    const device = this.ctx.device;
+    const partials = partialsFor(n);
+    device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partials, 0, 0]));
+    const [boundsPartial, boundsFinal, morton, hierarchy] = await Promise.all(
+      (['bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy'] as const).map((k) => this.kernel(k)));
+    this.encodeClears(encoder);
+    const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-build', timestampWrites } : { label: 'obb:bvh-build' });
+    const groups = Math.ceil(n / BVH_WG);
+    dispatch(device, pass, boundsPartial!, { 0: this.params, 1: this.set.buffer, 2: this.bounds }, partials, 'obb:bvh-bounds');
+    dispatch(device, pass, boundsFinal!, { 0: this.params, 2: this.bounds }, 1, 'obb:bvh-bounds-final');
+    dispatch(device, pass, morton!, { 0: this.params, 1: this.set.buffer, 2: this.bounds, 3: this.keys, 4: this.values }, groups, 'obb:bvh-morton');
+    await this.sort.encode(pass, this.keys, this.values, n, 30);
+    dispatch(device, pass, hierarchy!, { 0: this.params, 3: this.keys, 4: this.values, 5: this.nodes, 6: this.parents }, groups, 'obb:bvh-hierarchy');
+    await this.encodeRefitSteps(pass, n);
+    pass.end();
+    this.builtCount = n;
+  }
+
+  /**
+   * Records a refit (new AABBs for the same tree) into `encoder`. The set must have the count the
+   * tree was built for; use encodeBuild after the set changed size.
+   */
+  async encodeRefit(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): Promise<void> {
+    const n = this.set.count;
+    this.check(n);
+    if (n !== this.builtCount) {
+      throw new Error(`Bvh: the set has ${n} boxes but the tree was built for ${this.builtCount}; rebuild it`);
+    }
+    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partialsFor(n), 0, 0]));
+    this.encodeClears(encoder);
+    const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-refit', timestampWrites } : { label: 'obb:bvh-refit' });
+    await this.encodeRefitSteps(pass, n);
+    pass.end();
+  }
+
+  private encodeClears(encoder: GPUCommandEncoder): void {
+    encoder.clearBuffer(this.refitCount);
+    encoder.clearBuffer(this.lists[0], 0, 16);
+    encoder.clearBuffer(this.lists[1], 0, 16);
+    encoder.clearBuffer(this.status);
+  }
+
+  private async encodeRefitSteps(pass: GPUComputePassEncoder, n: number): Promise<void> {
+    if (n < 2) {
+      return;
+    }
+    const device = this.ctx.device;
+    const [leaves, argsKernel, nodesKernel] = await Promise.all(
+      (['bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes'] as const).map((k) => this.kernel(k)));
+    dispatch(device, pass, leaves!, { 0: this.params, 6: this.parents, 7: this.refitCount, 8: this.lists[0] }, Math.ceil(n / BVH_WG), 'obb:bvh-refit-leaves');
+    const groups = (input: GPUBuffer, output: GPUBuffer): [GPUBindGroup, GPUBindGroup] => [
+      device.createBindGroup({ label: 'obb:bvh-refit-args', layout: argsKernel!.layout, entries: [
+        { binding: 8, resource: { buffer: output } }, { binding: 9, resource: { buffer: input } }, { binding: 10, resource: { buffer: this.args } },
+      ] }),
+      device.createBindGroup({ label: 'obb:bvh-refit-nodes', layout: nodesKernel!.layout, entries: [
+        { binding: 0, resource: { buffer: this.params } }, { binding: 1, resource: { buffer: this.set.buffer } },
+        { binding: 5, resource: { buffer: this.nodes } }, { binding: 6, resource: { buffer: this.parents } },
+        { binding: 7, resource: { buffer: this.refitCount } }, { binding: 8, resource: { buffer: output } },
+        { binding: 9, resource: { buffer: input } }, { binding: 11, resource: { buffer: this.status } },
+      ] }),
+    ];
+    const even = groups(this.lists[0], this.lists[1]);
+    const odd = groups(this.lists[1], this.lists[0]);
+    for (let step = 0; step < BVH_REFIT_STEPS; step++) {
+      const [argsGroup, nodesGroup] = step % 2 === 0 ? even : odd;
+      pass.setPipeline(argsKernel!.pipeline);
+      pass.setBindGroup(0, argsGroup);
+      pass.dispatchWorkgroups(1);
+      pass.setPipeline(nodesKernel!.pipeline);
+      pass.setBindGroup(0, nodesGroup);
+      pass.dispatchWorkgroupsIndirect(this.args, 0);
+    }
+  }
+
+  /** Builds the tree now (submitted in order with the set's other work). */
+  async build(): Promise<void> {
+    await this.ctx.sequence('Bvh.build', async () => {
+      const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:bvh-build' });
+      await this.encodeBuild(encoder);
+      await this.ctx.scoped(`Bvh.build (${this.set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+    });
+  }
+
+  /** Refits the tree now (boxes moved; same count). */
+  async refit(): Promise<void> {
+    await this.ctx.sequence('Bvh.refit', async () => {
+      const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:bvh-refit' });
+      await this.encodeRefit(encoder);
+      await this.ctx.scoped(`Bvh.refit (${this.set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+    });
+  }
+
+  /** Reads the whole tree back (tests, tools). */
+  async snapshot(): Promise<BvhSnapshot> {
+    const n = this.builtCount;
+    const internal = Math.max(0, n - 1);
+    const [nodes, keys, values, parents, status, bounds] = await Promise.all([
+      this.ctx.readback(this.nodes, internal * BVH_NODE.SIZE),
+      this.ctx.readback(this.keys, n * 4),
+      this.ctx.readback(this.values, n * 4),
+      this.ctx.readback(this.parents, Math.max(0, 2 * n - 1) * 4),
+      this.ctx.readback(this.status, 4),
+      this.ctx.readback(this.bounds, 32),
+    ]);
+    return {
+      count: n,
+      nodeFloats: new Float32Array(nodes),
+      nodeWords: new Uint32Array(nodes),
+      keys: new Uint32Array(keys),
+      values: new Uint32Array(values),
+      parents: new Uint32Array(parents),
+      rootRefits: new Uint32Array(status)[0]!,
+      bounds: Float32Array.from([...new Float32Array(bounds).subarray(0, 3), ...new Float32Array(bounds).subarray(4, 7)]),
+    };
+  }
+
+  destroy(): void {
+    if (this.destroyed) {
+      return;
+    }
+    this.destroyed = true;
+    for (const b of [this.nodes, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.bounds, this.params]) {
+      this.ctx.destroyBuffer(b);
+    }
+    this.sort.destroy();
+  }
+}
+
+/** Workgroups of the bounds reduction for n boxes. */
+function partialsFor(n: number): number {
+  return Math.max(1, Math.ceil(n / (BVH_WG * BVH_BOUNDS_PER_THREAD)));
+}
