@@ -72,6 +72,8 @@ export const RAY_OPT_GEOMETRY = 4;
 /** PairParams.flags bits of the pair kernels. */
 export const PAIR_OPT_FACE_ONLY = 1;
 export const PAIR_OPT_SELF = 2;
+/** PairParams.flags: also write each appended pair's gap and axis (BVH pair lists). */
+export const PAIR_OPT_CONTACTS = 4;
 
 /** GPU radix sort: threads per workgroup, keys per thread, keys per block, bits per pass. */
 export const SORT_WG = 128;
@@ -126,6 +128,7 @@ export const WGSL_CONSTANTS = {
   RAY_OPT_GEOMETRY: ['u32', RAY_OPT_GEOMETRY],
   PAIR_OPT_FACE_ONLY: ['u32', PAIR_OPT_FACE_ONLY],
   PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
+  PAIR_OPT_CONTACTS: ['u32', PAIR_OPT_CONTACTS],
   SORT_WG: ['u32', SORT_WG],
   SORT_PER_THREAD: ['u32', SORT_PER_THREAD],
   SORT_BLOCK: ['u32', SORT_BLOCK],

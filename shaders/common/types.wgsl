@@ -90,3 +90,27 @@ struct BvhParams {
   count: u32,        // offset(0) size(4) boxes (leaves)
   partials: u32,     // offset(4) size(4) workgroups of the bounds reduction
 }                    // size(8)
+
+// Uniform parameters of the LiDAR kernel: the sensor pose (origin relative to the set's floating
+// origin, and the sensor's axes in world space) and the scan pattern size.
+struct LidarParams {
+  origin: vec3f,     // offset(0) size(12)
+  maxRange: f32,     // offset(12) size(4)
+  axisX: vec3f,      // offset(16) size(12)
+  channels: u32,     // offset(28) size(4)
+  axisY: vec3f,      // offset(32) size(12)
+  azimuths: u32,     // offset(44) size(4)
+  axisZ: vec3f,      // offset(48) size(12)
+  mask: u32,         // offset(60) size(4)
+}                    // size(64)
+
+// Uniform parameters of frustum culling: six planes (xyz = inward normal, w = offset, in the
+// set's floating-origin frame; a point p is inside when dot(n, p) + w >= 0 for all six), and
+// the draw call the visible list feeds.
+struct FrustumParams {
+  planes: array<vec4f, 6>,  // offset(0) size(96)
+  count: u32,               // offset(96) size(4)
+  indexCount: u32,          // offset(100) size(4)
+  firstIndex: u32,          // offset(104) size(4)
+  baseVertex: i32,          // offset(108) size(4)
+}                           // size(112)

@@ -1,5 +1,8 @@
 // obb_pairs.wgsl — box–box SAT over pairs and sets.
 // Entry points:
+//   bvhPairs     one invocation per box i of A: walks the tree over B with i's AABB and runs
+//                the SAT on every leaf whose AABB overlaps (j > i with PAIR_OPT_SELF); appends
+//                like obbCross. A stack overflow is counted, and the host then answers by brute force.
 //   obbPairs     one invocation per listed pair (i in A, j in B) → results[k]
 //   obbOneVsMany one invocation per box j of B against box 0 of A → results[j]
 //   obbCross     one invocation per box i of A against every box of B (tiled in workgroup
@@ -19,6 +22,11 @@ override WG: u32 = 64u;
 @group(0) @binding(4) var<storage, read_write> results: array<PairResult>;
 @group(0) @binding(5) var<storage, read_write> pairsOut: array<vec2u>;
 @group(0) @binding(6) var<storage, read_write> counter: atomic<u32>;
+// BVH path: the tree over boxesB, the overflow counter, and optional contacts (gap and axis of
+// each appended pair, PAIR_OPT_CONTACTS).
+@group(0) @binding(7) var<storage, read> nodes: array<BvhNode>;
+@group(0) @binding(8) var<storage, read_write> overflowCount: atomic<u32>;
+@group(0) @binding(9) var<storage, read_write> contacts: array<PairResult>;
 
 var<workgroup> tileB: array<Obb, BOX_TILE>;
 
@@ -100,6 +108,75 @@ fn obbCross(
             pairsOut[slot] = vec2u(i, j);
           }
         }
+      }
+    }
+  }
+}
+
+// Appends (i, j) when the SAT says they overlap (with their contact when asked).
+fn testLeafPair(i: u32, a: Obb, aBox: Aabb, j: u32) {
+  let b = boxesB[j];
+  let bBox = obbAabb(b);
+  if (!aabbOverlap(aBox, bBox.min, bBox.max)) {
+    return;
+  }
+  let res = pairResult(satOf(a, b));
+  if (res.overlap == 1u) {
+    let slot = atomicAdd(&counter, 1u);
+    if (slot < params.capacity) {
+      pairsOut[slot] = vec2u(i, j);
+      if ((params.flags & PAIR_OPT_CONTACTS) != 0u) {
+        contacts[slot] = res;
+      }
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn bvhPairs(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let i = invocationIndex(lid, wid, nwg);
+  if (i >= params.countA) {
+    return;
+  }
+  let a = boxesA[i];
+  // A's box in B's frame (B's boxes and tree are relative to B's floating origin).
+  var aInB = a;
+  aInB.center -= params.offsetB;
+  let aBox = obbAabb(aInB);
+  let selfPairs = (params.flags & PAIR_OPT_SELF) != 0u;
+  if (params.countB == 1u) {
+    if (!selfPairs) {
+      testLeafPair(i, a, aBox, 0u);
+    }
+    return;
+  }
+  var stack: array<u32, BVH_STACK>;
+  stack[0] = 0u;
+  var sp = 1u;
+  while (sp > 0u) {
+    sp -= 1u;
+    let node = nodes[stack[sp]];
+    if (!aabbOverlap(aBox, node.min, node.max)) {
+      continue;
+    }
+    for (var side = 0u; side < 2u; side++) {
+      let c = select(node.right, node.left, side == 0u);
+      if ((c & BVH_LEAF) != 0u) {
+        let j = c & ~BVH_LEAF;
+        if (!(selfPairs && j <= i)) {
+          testLeafPair(i, a, aBox, j);
+        }
+      } else {
+        if (sp >= BVH_STACK) {
+          atomicAdd(&overflowCount, 1u);
+          return;
+        }
+        stack[sp] = c;
+        sp += 1u;
       }
     }
   }

@@ -27,6 +27,15 @@ override CULL: bool = true;
 @group(0) @binding(6) var<storage, read_write> anyFlags: array<u32>;
 @group(0) @binding(7) var<storage, read_write> records: array<HitRecord>;
 @group(0) @binding(8) var<storage, read_write> counter: atomic<u32>;
+// BVH traversal (shaders/bvh/build.wgsl builds the tree over `boxes`).
+@group(0) @binding(9) var<storage, read> nodes: array<BvhNode>;
+@group(0) @binding(10) var<storage, read_write> overflowCount: atomic<u32>;
+// LiDAR: the sensor and its scan tables (azimuth cos/sin, then elevation cos/sin), and outputs.
+@group(0) @binding(11) var<uniform> lidar: LidarParams;
+@group(0) @binding(12) var<storage, read> lidarTables: array<vec2f>;
+@group(0) @binding(13) var<storage, read_write> lidarRange: array<f32>;
+@group(0) @binding(14) var<storage, read_write> lidarBox: array<u32>;
+@group(0) @binding(15) var<storage, read_write> lidarPoints: array<vec4f>;
 
 // A box as staged in workgroup memory: w and the bounding-sphere radius computed once per
 // workgroup instead of once per ray.
@@ -103,8 +112,10 @@ fn visitClosest(ray: Ray, i: u32, b: TileBox, solid: bool, best: ptr<function, H
   // Nothing beyond the best hit so far can win (a tie needs an equal t, which the cull's margin
   // keeps), nor beyond maxDistance.
   let h = testBox(ray, b, min(ray.maxDistance, (*best).t), solid);
-  // Boxes come in index order: only a strictly smaller t wins, so ties keep the smaller index.
-  if ((h.flags & HIT_FLAG_HIT) != 0u && ((*best).box == NO_BOX || h.t < (*best).t)) {
+  // Smallest t wins; an equal t goes to the smaller index (the brute-force loop visits boxes in
+  // index order, the BVH does not).
+  if ((h.flags & HIT_FLAG_HIT) != 0u &&
+      ((*best).box == NO_BOX || h.t < (*best).t || (h.t == (*best).t && i < (*best).box))) {
     *best = Hit(h.t, i, h.face, h.flags);
   }
 }
@@ -238,4 +249,287 @@ fn allHits(
       visitAll(ray, r, i, loadBox(i), solid);
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// BVH traversal: the same per-box steps (filters, slab test, tie rule) over the boxes whose
+// parents' AABBs the ray meets. Internal nodes only are pushed; leaf children are tested when
+// their parent is visited. Ordered (nearer child first) with pruning by the best t so far.
+
+// Entry distance of the ray into an AABB, or -1 when it misses. inv is 1/d (0 where parallel).
+fn rayAabbEntry(o: vec3f, inv: vec3f, par: vec3<bool>, mn: vec3f, mx: vec3f) -> f32 {
+  let within = (o >= mn) & (o <= mx);
+  if (any(par & !within)) {
+    return -1.0;
+  }
+  let t1 = (mn - o) * inv;
+  let t2 = (mx - o) * inv;
+  let lo = select(min(t1, t2), vec3f(-F32_MAX), par);
+  let hi = select(max(t1, t2), vec3f(F32_MAX), par);
+  let tIn = max(max(lo.x, lo.y), max(lo.z, 0.0));
+  let tOut = min(min(hi.x, hi.y), hi.z);
+  if (tIn > tOut) {
+    return -1.0;
+  }
+  return tIn;
+}
+
+struct RayFrame {
+  inv: vec3f,
+  par: vec3<bool>,
+}
+
+fn rayFrame(d: vec3f) -> RayFrame {
+  let par = abs(d) < vec3f(EPS_DIR);
+  return RayFrame(select(vec3f(1.0) / select(d, vec3f(1.0), par), vec3f(0.0), par), par);
+}
+
+// The traversal state of one ray: the best hit (closest), whether anything was hit (any),
+// whether the stack overflowed.
+struct Walk {
+  best: Hit,
+  found: bool,
+  overflowed: bool,
+}
+
+// Up to two internal children to push, nearer first.
+struct Pending {
+  first: u32,
+  second: u32,
+  count: u32,
+  tFirst: f32,
+}
+
+// Keeps internal child c when the ray meets its AABB no farther than `limit` (<=: an AABB entry
+// equal to the best t may still hold an equal t at a smaller index).
+fn considerChild(ray: Ray, frame: RayFrame, c: u32, limit: f32, pend: ptr<function, Pending>) {
+  let child = nodes[c];
+  let t = rayAabbEntry(ray.origin, frame.inv, frame.par, child.min, child.max);
+  if (t < 0.0 || t > limit) {
+    return;
+  }
+  if ((*pend).count == 0u) {
+    (*pend).first = c;
+    (*pend).tFirst = t;
+  } else if (t < (*pend).tFirst) {
+    (*pend).second = (*pend).first;
+    (*pend).first = c;
+  } else {
+    (*pend).second = c;
+  }
+  (*pend).count += 1u;
+}
+
+// Pushes the farther child first, so the nearer one is popped next. False on overflow.
+fn pushPending(stack: ptr<function, array<u32, BVH_STACK>>, sp: ptr<function, u32>, pend: Pending) -> bool {
+  if (*sp + pend.count > BVH_STACK) {
+    return false;
+  }
+  if (pend.count == 2u) {
+    (*stack)[*sp] = pend.second;
+    *sp += 1u;
+  }
+  if (pend.count >= 1u) {
+    (*stack)[*sp] = pend.first;
+    *sp += 1u;
+  }
+  return true;
+}
+
+// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit).
+fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
+  if (params.boxCount == 0u) {
+    return;
+  }
+  if (params.boxCount == 1u) {
+    if (anyMode) {
+      (*walk).found = visitAny(ray, 0u, loadBox(0u), solid);
+    } else {
+      visitClosest(ray, 0u, loadBox(0u), solid, &(*walk).best);
+    }
+    return;
+  }
+  let frame = rayFrame(ray.direction);
+  var stack: array<u32, BVH_STACK>;
+  stack[0] = 0u;
+  var sp = 1u;
+  while (sp > 0u) {
+    sp -= 1u;
+    let node = nodes[stack[sp]];
+    var limit = ray.maxDistance;
+    if (!anyMode) {
+      limit = min(limit, (*walk).best.t);
+    }
+    let tNode = rayAabbEntry(ray.origin, frame.inv, frame.par, node.min, node.max);
+    if (tNode < 0.0 || tNode > limit) {
+      continue;
+    }
+    var pend = Pending(0u, 0u, 0u, 0.0);
+    for (var side = 0u; side < 2u; side++) {
+      let c = select(node.right, node.left, side == 0u);
+      if ((c & BVH_LEAF) == 0u) {
+        considerChild(ray, frame, c, limit, &pend);
+      } else if (anyMode) {
+        let i = c & ~BVH_LEAF;
+        if (visitAny(ray, i, loadBox(i), solid)) {
+          (*walk).found = true;
+          return;
+        }
+      } else {
+        let i = c & ~BVH_LEAF;
+        visitClosest(ray, i, loadBox(i), solid, &(*walk).best);
+        limit = min(limit, (*walk).best.t);
+      }
+    }
+    if (!pushPending(&stack, &sp, pend)) {
+      (*walk).overflowed = true;
+      return;
+    }
+  }
+}
+
+// Every hit of one ray (appended by visitAll). False on overflow.
+fn walkTreeAll(ray: Ray, r: u32, solid: bool) -> bool {
+  if (params.boxCount <= 1u) {
+    if (params.boxCount == 1u) {
+      visitAll(ray, r, 0u, loadBox(0u), solid);
+    }
+    return true;
+  }
+  let frame = rayFrame(ray.direction);
+  var stack: array<u32, BVH_STACK>;
+  stack[0] = 0u;
+  var sp = 1u;
+  while (sp > 0u) {
+    sp -= 1u;
+    let node = nodes[stack[sp]];
+    let tNode = rayAabbEntry(ray.origin, frame.inv, frame.par, node.min, node.max);
+    if (tNode < 0.0 || tNode > ray.maxDistance) {
+      continue;
+    }
+    var pend = Pending(0u, 0u, 0u, 0.0);
+    for (var side = 0u; side < 2u; side++) {
+      let c = select(node.right, node.left, side == 0u);
+      if ((c & BVH_LEAF) == 0u) {
+        considerChild(ray, frame, c, ray.maxDistance, &pend);
+      } else {
+        visitAll(ray, r, c & ~BVH_LEAF, loadBox(c & ~BVH_LEAF), solid);
+      }
+    }
+    if (!pushPending(&stack, &sp, pend)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+fn newWalk() -> Walk {
+  return Walk(Hit(F32_MAX, NO_BOX, FACE_NONE, 0u), false, false);
+}
+
+@compute @workgroup_size(WG)
+fn bvhClosestHit(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  if (r >= params.rayCount) {
+    return;
+  }
+  let ray = rays[r];
+  var walk = newWalk();
+  walkTree(false, ray, (params.flags & RAY_OPT_NOT_SOLID) == 0u, &walk);
+  if (walk.overflowed) {
+    walk.best.flags |= HIT_FLAG_OVERFLOW;
+    atomicAdd(&overflowCount, 1u);
+  }
+  let best = walk.best;
+  hits[r] = best;
+  if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    var g = HitGeometry(vec3f(0.0), best.t, vec3f(0.0), best.box);
+    if (best.box != NO_BOX) {
+      g.point = ray.origin + best.t * ray.direction;
+      g.normal = obbFaceNormal(boxes[best.box], best.face);
+    }
+    geometry[r] = g;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn bvhAnyHit(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  if (r >= params.rayCount) {
+    return;
+  }
+  var walk = newWalk();
+  walkTree(true, rays[r], (params.flags & RAY_OPT_NOT_SOLID) == 0u, &walk);
+  // 2 = the walk overflowed before finding anything (the host answers that ray by brute force).
+  var flag = select(0u, 1u, walk.found);
+  if (walk.overflowed && !walk.found) {
+    flag = 2u;
+    atomicAdd(&overflowCount, 1u);
+  }
+  anyFlags[r] = flag;
+}
+
+@compute @workgroup_size(WG)
+fn bvhAllHits(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  if (r >= params.rayCount) {
+    return;
+  }
+  let complete = walkTreeAll(rays[r], r, (params.flags & RAY_OPT_NOT_SOLID) == 0u);
+  // Per-ray overflow marks (the host drops that ray's records and redoes it by brute force).
+  anyFlags[r] = select(1u, 0u, complete);
+  if (!complete) {
+    atomicAdd(&overflowCount, 1u);
+  }
+}
+
+// LiDAR: ray (channel c, azimuth a) = index c · azimuths + a, generated here from the pose and
+// the host's cos/sin tables (float64 trigonometry rounded once; WGSL's sin/cos are only good to
+// about 2^-11). Writes a range image (LIDAR_NO_RETURN for no return), the box hit, and a point
+// (xyz relative to the set's floating origin, w = 1 for a return, 0 otherwise) usable as a
+// vertex buffer. Closest hit with the same rules as bvhClosestHit.
+@compute @workgroup_size(WG)
+fn bvhLidar(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  if (r >= lidar.channels * lidar.azimuths) {
+    return;
+  }
+  let c = r / lidar.azimuths;
+  let a = r % lidar.azimuths;
+  let az = lidarTables[a];
+  let el = lidarTables[lidar.azimuths + c];
+  let local = vec3f(el.x * az.x, el.x * az.y, el.y);
+  let direction = normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
+  let ray = Ray(lidar.origin, lidar.maxRange, direction, lidar.mask, NO_BOX);
+  var walk = newWalk();
+  walkTree(false, ray, true, &walk);
+  if (walk.overflowed) {
+    atomicAdd(&overflowCount, 1u);
+  }
+  let best = walk.best;
+  if (best.box == NO_BOX || walk.overflowed) {
+    lidarRange[r] = LIDAR_NO_RETURN;
+    lidarBox[r] = select(NO_BOX, NO_BOX - 1u, walk.overflowed);
+    lidarPoints[r] = vec4f(0.0);
+    return;
+  }
+  lidarRange[r] = best.t;
+  lidarBox[r] = best.box;
+  lidarPoints[r] = vec4f(ray.origin + best.t * direction, 1.0);
 }

@@ -8,6 +8,7 @@ import { WGSL_CONSTANTS } from '../constants.ts';
 import typesWgsl from '../../shaders/common/types.wgsl?raw';
 import rayObbWgsl from '../../shaders/query/ray_obb.wgsl?raw';
 import obbObbSatWgsl from '../../shaders/query/obb_obb_sat.wgsl?raw';
+import frustumWgsl from '../../shaders/kernels/frustum_cull.wgsl?raw';
 import rayObbBatchWgsl from '../../shaders/kernels/ray_obb_batch.wgsl?raw';
 import obbPairsWgsl from '../../shaders/kernels/obb_pairs.wgsl?raw';
 import scanWgsl from '../../shaders/bvh/scan.wgsl?raw';
@@ -51,6 +52,7 @@ export const CHUNKS = {
   obbObbSat: { file: 'shaders/query/obb_obb_sat.wgsl', code: obbObbSatWgsl },
   rayObbBatch: { file: 'shaders/kernels/ray_obb_batch.wgsl', code: rayObbBatchWgsl },
   obbPairs: { file: 'shaders/kernels/obb_pairs.wgsl', code: obbPairsWgsl },
+  frustum: { file: 'shaders/kernels/frustum_cull.wgsl', code: frustumWgsl },
   scan: { file: 'shaders/bvh/scan.wgsl', code: scanWgsl },
   sort: { file: 'shaders/bvh/sort.wgsl', code: sortWgsl },
   aabb: { file: 'shaders/bvh/aabb.wgsl', code: aabbWgsl },
@@ -96,7 +98,8 @@ export function mapShaderLine(linked: LinkedShader, line: number): { file: strin
 /** The kernels of the library and the chunks each one links. */
 export const KERNEL_SOURCES = {
   rayObbBatch: () => linkShader('obb:rays', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.rayObbBatch]),
-  obbPairs: () => linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.obbPairs]),
+  obbPairs: () => linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.aabb, CHUNKS.obbPairs]),
+  frustum: () => linkShader('obb:frustum', [CHUNKS.types, CHUNKS.frustum]),
   scan: () => linkShader('obb:scan', [CHUNKS.scan]),
   sort: () => linkShader('obb:sort', [CHUNKS.sort]),
   bvhBuild: () => linkShader('obb:bvh-build', [CHUNKS.types, CHUNKS.aabb, CHUNKS.bvhBuild]),

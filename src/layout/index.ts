@@ -19,12 +19,16 @@ export const PAIR_PARAMS = {
 
 export const BVH_NODE = { SIZE: 32, MIN: 0, LEFT: 12, MAX: 16, RIGHT: 28 } as const;
 export const BVH_PARAMS = { SIZE: 8, COUNT: 0, PARTIALS: 4 } as const;
+export const LIDAR_PARAMS = {
+  SIZE: 64, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60,
+} as const;
+export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
 
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {
   Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
   PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
-  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS,
+  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, FrustumParams: FRUSTUM_PARAMS,
 } as const;
 
 /**

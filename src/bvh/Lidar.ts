@@ -1,0 +1,181 @@
+/**
+ * A LiDAR sensor on the GPU: each sweep uploads a pose (64 bytes), the rays are generated inside
+ * the `bvhLidar` kernel from cos/sin tables uploaded once, and the closest hit of each ray is
+ * found through the BVH. Results stay on the GPU (a range image, hit boxes, and a point buffer
+ * usable directly as a vertex buffer) and are read back only when asked.
+ */
+import { LIDAR_NO_RETURN, NO_BOX, RAY_OPT_BOX_MASKS } from '../constants.ts';
+import type { Vec3 } from '../core/types.ts';
+import type { BoxSet } from '../gpu/BoxSet.ts';
+import type { GpuContext } from '../gpu/device.ts';
+import { BufferUsage } from '../gpu/flags.ts';
+import { getKernel } from '../gpu/pipelines.ts';
+import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
+import { closestHit } from '../reference/raycast.ts';
+import { checkLidar, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
+import type { Bvh } from './Bvh.ts';
+import { dispatch } from './encode.ts';
+
+const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
+
+/** One sweep read back. Ray (c, a) is at index c · azimuths + a. */
+export interface LidarSweep {
+  readonly channels: number;
+  readonly azimuths: number;
+  /** Range image, channels × azimuths; LIDAR_NO_RETURN (−1) where nothing was hit. */
+  readonly range: Float32Array;
+  /** Box hit per ray, −1 for no return. */
+  readonly box: Int32Array;
+  /** xyz (relative to the set's floating origin) and w (1 = return, 0 = none) per ray. */
+  readonly points: Float32Array | undefined;
+  /** Returns whose BVH walk overflowed its stack and were answered by the CPU reference instead. */
+  readonly overflowed: number;
+}
+
+/**
+ * @example
+ * const lidar = await LidarSensor.create(ctx, { elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
+ * const sweep = await lidar.sweep(set, bvh, { origin: [10, 0, 2], rotation: [0, 0, 0, 1] });
+ * sweep.range // Float32Array(262144)
+ * renderPass.setVertexBuffer(0, lidar.pointsBuffer) // the same points, no readback
+ */
+export class LidarSensor {
+  readonly desc: LidarDescription;
+  readonly channels: number;
+  readonly azimuths: number;
+  /** Range image (f32 per ray). */
+  readonly rangeBuffer: GPUBuffer;
+  /** Box per ray (u32, NO_BOX for none). */
+  readonly boxBuffer: GPUBuffer;
+  /** vec4f per ray (VERTEX usage: bind it as a vertex buffer of float32x4). */
+  readonly pointsBuffer: GPUBuffer;
+  private readonly tables: GPUBuffer;
+  private readonly params: GPUBuffer;
+  private readonly rayParams: GPUBuffer;
+  private readonly overflow: GPUBuffer;
+  private destroyed = false;
+
+  private constructor(readonly ctx: GpuContext, desc: LidarDescription) {
+    this.desc = desc;
+    this.channels = desc.elevations.length;
+    this.azimuths = desc.azimuthSteps;
+    const n = this.channels * this.azimuths;
+    ctx.assertBindingFits('LiDAR points', n * 16);
+    const make = (label: string, size: number, usage: number): GPUBuffer =>
+      ctx.createBuffer({ label: `${ctx.label}:lidar:${label}`, size: Math.max(16, size), usage });
+    this.rangeBuffer = make('range', n * 4, STORAGE_OUT);
+    this.boxBuffer = make('box', n * 4, STORAGE_OUT);
+    this.pointsBuffer = make('points', n * 16, STORAGE_OUT | BufferUsage.VERTEX);
+    this.tables = make('tables', 8 * (this.azimuths + this.channels), BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.params = make('params', LIDAR_PARAMS.SIZE, UNIFORM);
+    this.rayParams = make('ray-params', RAY_PARAMS.SIZE, UNIFORM);
+    this.overflow = make('overflow', 4, STORAGE_OUT);
+    ctx.device.queue.writeBuffer(this.tables, 0, Float32Array.from(lidarTables(desc)));
+  }
+
+  /** Validates the description and uploads its tables. */
+  static async create(ctx: GpuContext, desc: LidarDescription): Promise<LidarSensor> {
+    checkLidar(desc);
+    await getKernel(ctx.device, 'bvhLidar');
+    return new LidarSensor(ctx, desc);
+  }
+
+  /** Rays per sweep. */
+  get rayCount(): number {
+    return this.channels * this.azimuths;
+  }
+
+  /**
+   * Records one sweep into `encoder` (results in rangeBuffer, boxBuffer, pointsBuffer). The tree
+   * must be current for the set (built or refitted after the last change).
+   */
+  async encodeSweep(
+    encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh, pose: LidarPose,
+    options: { readonly mask?: number; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+  ): Promise<void> {
+    if (this.destroyed) {
+      throw new Error('LidarSensor: this sensor was destroyed');
+    }
+    const [ax, ay, az] = poseAxes(pose);
+    if (!pose.origin.every(Number.isFinite)) {
+      throw new RangeError('LidarSensor: pose origin must be three finite numbers');
+    }
+    const bytes = new ArrayBuffer(LIDAR_PARAMS.SIZE);
+    const f = new Float32Array(bytes);
+    const u = new Uint32Array(bytes);
+    const o: Vec3 = [pose.origin[0] - set.origin[0], pose.origin[1] - set.origin[1], pose.origin[2] - set.origin[2]];
+    f.set(o, LIDAR_PARAMS.ORIGIN / 4);
+    f[LIDAR_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
+    f.set(ax, LIDAR_PARAMS.AXIS_X / 4);
+    u[LIDAR_PARAMS.CHANNELS / 4] = this.channels;
+    f.set(ay, LIDAR_PARAMS.AXIS_Y / 4);
+    u[LIDAR_PARAMS.AZIMUTHS / 4] = this.azimuths;
+    f.set(az, LIDAR_PARAMS.AXIS_Z / 4);
+    u[LIDAR_PARAMS.MASK / 4] = (options.mask ?? 0xffffffff) >>> 0;
+    const device = this.ctx.device;
+    device.queue.writeBuffer(this.params, 0, bytes);
+    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, set.masks ? RAY_OPT_BOX_MASKS : 0, 0]));
+    encoder.clearBuffer(this.overflow);
+    const kernel = await getKernel(device, 'bvhLidar');
+    const pass = encoder.beginComputePass(options.timestampWrites ? { label: 'obb:lidar', timestampWrites: options.timestampWrites } : { label: 'obb:lidar' });
+    dispatch(device, pass, kernel, {
+      0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 9: bvh.nodes, 10: this.overflow,
+      11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
+    }, Math.ceil(this.rayCount / kernel.workgroupSize), 'obb:lidar');
+    pass.end();
+  }
+
+  /**
+   * One sweep, submitted in order with the set's other work, read back. A ray whose BVH walk
+   * overflowed (never expected: the stack holds the tree's height bound) is answered by the CPU
+   * reference, so no return is ever silently lost.
+   */
+  async sweep(set: BoxSet, bvh: Bvh, pose: LidarPose, options: { readonly points?: boolean; readonly mask?: number } = {}): Promise<LidarSweep> {
+    const n = this.rayCount;
+    await this.ctx.sequence('LidarSensor.sweep', async () => {
+      const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
+      await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
+      await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+    });
+    const [rangeBytes, boxBytes, pointBytes, overflowBytes] = await Promise.all([
+      this.ctx.readback(this.rangeBuffer, n * 4, 0, 'LiDAR range'),
+      this.ctx.readback(this.boxBuffer, n * 4, 0, 'LiDAR boxes'),
+      options.points ? this.ctx.readback(this.pointsBuffer, n * 16, 0, 'LiDAR points') : undefined,
+      this.ctx.readback(this.overflow, 4, 0, 'LiDAR overflow'),
+    ]);
+    const range = new Float32Array(rangeBytes);
+    const raw = new Uint32Array(boxBytes);
+    const box = new Int32Array(n);
+    const points = pointBytes ? new Float32Array(pointBytes) : undefined;
+    const overflowed = new Uint32Array(overflowBytes)[0]!;
+    const redo: number[] = [];
+    for (let r = 0; r < n; r++) {
+      const b = raw[r]!;
+      if (b === NO_BOX - 1) {
+        redo.push(r);
+      }
+      box[r] = b >= NO_BOX - 1 ? -1 : b;
+    }
+    if (redo.length > 0) {
+      const all = lidarRays(this.desc, pose);
+      const rays = { count: redo.length, data: Float64Array.from(redo.flatMap((r) => Array.from(all.data.subarray(r * 7, r * 7 + 7)))) };
+      const ref = closestHit(set.boxes, rays, set.masks ? { boxMasks: set.masks, rayMasks: new Uint32Array(redo.length).fill(options.mask ?? 0xffffffff) } : {});
+      redo.forEach((r, k) => {
+        box[r] = ref.box[k]!;
+        range[r] = ref.box[k]! >= 0 ? ref.t[k]! : LIDAR_NO_RETURN;
+      });
+    }
+    return { channels: this.channels, azimuths: this.azimuths, range, box, points, overflowed };
+  }
+
+  destroy(): void {
+    if (this.destroyed) {
+      return;
+    }
+    this.destroyed = true;
+    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow]) {
+      this.ctx.destroyBuffer(b);
+    }
+  }
+}
