@@ -10,6 +10,7 @@ import { closestHit, anyHit, allHits, type AllHits, type ClosestHits, type Rayca
 import { allPairs, obbCross, obbPairs, type PairResults } from '../reference/pairs.ts';
 import { makeRayObbScratch, rayObbAt, type RayObbScratch } from '../reference/query/rayObb.ts';
 import { makeSatScratch, obbObbSatAt, type SatOptions, type SatScratch } from '../reference/query/obbObbSat.ts';
+import { boxPlaneMargin, frustumCull, rebasePlanes, type Plane } from '../reference/frustum.ts';
 import { edgeSkipBand, F32_UNIT_ROUNDOFF, positionBound, rayDistanceBound, satGapBound } from './errorModel.ts';
 
 /** How one GPU result relates to the reference. */
@@ -47,6 +48,11 @@ export interface Comparison {
 export interface CompareOptions {
   /** How many mismatches and ambiguous cases to keep with their inputs (default 20 each). */
   readonly maxCases?: number;
+  /**
+   * compareClosestHits: whether the GPU results carry faces and inside flags (default true). A
+   * LiDAR range image has neither; only the box and t are compared then.
+   */
+  readonly checkFaces?: boolean;
 }
 
 class Tally {
@@ -294,7 +300,8 @@ export function compareClosestHits(
         continue;
       }
       const d = diagnoseRayBox(input, r, i, sRef);
-      const gpuInside = gpu.inside[r] === 1;
+      const checkFaces = options.checkFaces ?? true;
+      const gpuInside = checkFaces ? gpu.inside[r] === 1 : d.inside;
       if (gpuInside !== d.inside) {
         tally.add(mk(d.fragile ? 'ambiguous' : 'mismatch', d.fragile ? d.fragileWhy : 'inside-flag',
           `box ${i}: GPU inside=${gpuInside}, reference inside=${d.inside}`));
@@ -308,6 +315,10 @@ export function compareClosestHits(
       }
       if (err > d.tBound + 1e-30) {
         tally.add(mk('mismatch', 't-error', `box ${i}: t GPU ${fmt(tg)} vs reference ${fmt(d.t)} (|Δ| ${fmt(err)} > bound ${fmt(d.tBound)})`));
+        continue;
+      }
+      if (!checkFaces) {
+        tally.ok(d.tBound > 0 ? err / d.tBound : 0);
         continue;
       }
       if (!faceTies(d, input.boxes, i, gpu.face[r]!)) {
@@ -660,6 +671,54 @@ export function comparePairLists(
   }
   const total = self ? (input.a.count * (input.a.count - 1)) / 2 : input.a.count * b.count;
   return tally.result(self ? 'allPairs' : 'obbCross', total);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Frustum culling
+
+/** What a frustum comparison needs: the boxes, the world planes, the set's floating origin. */
+export interface FrustumCompareInput {
+  readonly boxes: BoxArray;
+  readonly planes: readonly Plane[];
+  readonly origin?: Vec3;
+}
+
+/**
+ * Classifies a GPU visible list (any order, no repeats) against the reference: a box on one side
+ * only must lie within float32 error of a plane (its margin n·c + d + r near 0).
+ *
+ * @example
+ * compareFrustum({ boxes: set.boxes, planes, origin: set.origin }, (await culler.cull(set, planes)).visible).ok
+ */
+export function compareFrustum(input: FrustumCompareInput, gpuVisible: Uint32Array, options: CompareOptions = {}): Comparison {
+  const tally = new Tally(options.maxCases ?? 20);
+  const ref = new Set(frustumCull(input.boxes, input.planes));
+  const got = new Set<number>();
+  for (const b of gpuVisible) {
+    if (got.has(b) || b >= input.boxes.count) {
+      throw new RangeError(`compareFrustum: GPU list repeats or overruns box ${b}`);
+    }
+    got.add(b);
+  }
+  const origin = input.origin ?? [0, 0, 0];
+  const local = rebasePlanes(input.planes, origin);
+  for (let b = 0; b < input.boxes.count; b++) {
+    if (got.has(b) === ref.has(b)) {
+      tally.ok();
+      continue;
+    }
+    const o = b * BOX_F64.STRIDE;
+    const d = input.boxes.data;
+    const scale = norm(d[o]! - origin[0], d[o + 1]! - origin[1], d[o + 2]! - origin[2]) + d[o + 3]! + d[o + 4]! + d[o + 5]!;
+    const margins = input.planes.map((p) => boxPlaneMargin(input.boxes, b, p));
+    const near = local.some((p, k) => Math.abs(margins[k]!) <= positionBound(scale + Math.abs(p[3])));
+    tally.add({
+      index: b, verdict: near ? 'ambiguous' : 'mismatch', reason: near ? 'on-plane' : got.has(b) ? 'extra-visible' : 'missing-visible',
+      detail: `box ${b} ${got.has(b) ? 'visible on the GPU only' : 'visible in the reference only'}; plane margins ${margins.map(fmt).join(', ')}`,
+      input: { box: boxRecord(input.boxes, b), planes: input.planes },
+    });
+  }
+  return tally.result('frustumCull', input.boxes.count);
 }
 
 /** Reference per-pair results, for callers that want them next to the comparison. */

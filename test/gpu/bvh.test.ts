@@ -1,6 +1,8 @@
 /** The BVH on the GPU: scan and radix sort first, then the tree and its queries. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
+import type { ComparisonSummary } from './page/shared.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -40,5 +42,25 @@ describe('tree', () => {
     const r = await gpu.call<{ errors: string[]; refitMs: number }>('bvh', 'invariants', 'random', 50_000, 6, true);
     console.log(`refit 50,000: ${r.refitMs.toFixed(1)} ms`);
     expect(r.errors).toEqual([]);
+  });
+});
+
+describe('LiDAR and frustum', () => {
+  it.each([[0], [1e5]])('a 32 × 512 sweep over 3,000 boxes at offset %d equals the reference (seed 11)', async (offset) => {
+    const r = await gpu.call<{ summary: ComparisonSummary; returns: number; rays: number; pointErrors: number; overflowed: number; ms: number }>(
+      'bvh', 'lidar', 11, 32, 512, 3000, offset);
+    console.log(`LiDAR ${r.rays} rays: ${r.returns} returns, ${r.ms.toFixed(0)} ms`);
+    expectClean(r.summary, 1e-3);
+    expect(r.returns).toBeGreaterThan(r.rays / 10);
+    expect(r.pointErrors).toBe(0);
+    expect(r.overflowed).toBe(0);
+  });
+
+  it('frustum culling at 1e4 from the origin equals the reference, with draw arguments (seed 12)', async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary; visible: number; drawArgs: number[] }>('bvh', 'frustum', 12, 20_000);
+    expectClean(r.summary, 1e-3);
+    expect(r.visible).toBeGreaterThan(100);
+    expect(r.visible).toBeLessThan(20_000);
+    expect(r.drawArgs).toEqual([36, r.visible, 0, 0, 0]);
   });
 });

@@ -5,6 +5,13 @@
 import { BOX_F64, GpuContext, ObbGpu, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
 import { Bvh } from '../../../../src/bvh/Bvh.ts';
 import { ExclusiveScan, RadixSort } from '../../../../src/bvh/RadixSort.ts';
+import { LidarSensor } from '../../../../src/bvh/Lidar.ts';
+import { FrustumCuller } from '../../../../src/bvh/Frustum.ts';
+import {
+  closestHitGrid, compareClosestHits, compareFrustum, frustumPlanes, lidarRays, linearElevations,
+  type ClosestHits, type LidarDescription, type LidarPose,
+} from '../../../../src/index.ts';
+import { summarize } from '../shared.ts';
 
 async function withContext<T>(body: (ctx: GpuContext) => Promise<T>): Promise<T> {
   const ctx = await GpuContext.create();
@@ -225,4 +232,122 @@ export async function invariants(kind: string, n: number, seed: number, refitAft
   } finally {
     gpu.destroy();
   }
+}
+
+
+
+
+
+
+/** A street-like scene: boxes on a ground plane around the origin, rotated about z. */
+export function streetScene(n: number, seed: number, offset: readonly [number, number, number] = [0, 0, 0]): BoxArray {
+  const rnd = mulberry32(seed);
+  const boxes = randomBoxes(n, rnd, { extent: 150, halfMin: 0.3, halfMax: 4, offset: [offset[0], offset[1], offset[2]] });
+  for (let i = 0; i < n; i++) {
+    const o = i * BOX_F64.STRIDE;
+    boxes.data[o + 2] = offset[2] + boxes.data[o + 5]! * 0.5 + rnd() * 3;
+  }
+  return boxes;
+}
+
+/** One LiDAR sweep on the GPU (BVH) against the reference rays, through the comparator. */
+export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number) {
+  const gpu = await ObbGpu.create();
+  try {
+    const boxes = streetScene(boxCount, seed, [offset, -offset, 0]);
+    const set = gpu.createBoxSet(boxes);
+    const bvh = await Bvh.create(gpu.ctx, set);
+    await bvh.build();
+    const desc: LidarDescription = { elevations: linearElevations(channels, -25, 15), azimuthSteps: azimuths, maxRange: 200 };
+    const pose: LidarPose = { origin: [offset + 3, -offset - 2, 1.8], rotation: [0, 0, Math.sin(0.15), Math.cos(0.15)] };
+    const sensor = await LidarSensor.create(gpu.ctx, desc);
+    const t0 = performance.now();
+    const sweep = await sensor.sweep(set, bvh, pose, { points: true });
+    const ms = performance.now() - t0;
+    const rays = lidarRays(desc, pose);
+    const hits: ClosestHits = {
+      count: rays.count, box: sweep.box,
+      t: Float32Array.from(sweep.range, (x) => (x < 0 ? Infinity : x)),
+      face: new Uint8Array(rays.count), inside: new Uint8Array(rays.count),
+    };
+    const ref = closestHitGrid(boxes, rays);
+    const cmp = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, hits, ref, { checkFaces: false });
+    // Points: origin + t · direction (relative to the set origin), w = 1 exactly on returns.
+    let pointErrors = 0;
+    for (let r = 0; r < rays.count; r++) {
+      const w = sweep.points![4 * r + 3]!;
+      if ((sweep.box[r]! >= 0) !== (w === 1)) {
+        pointErrors++;
+      } else if (w === 1) {
+        for (let k = 0; k < 3; k++) {
+          const want = rays.data[7 * r + k]! + sweep.range[r]! * rays.data[7 * r + 3 + k]! - set.origin[k]!;
+          if (Math.abs(sweep.points![4 * r + k]! - want) > 1e-3 * (1 + Math.abs(sweep.range[r]!))) {
+            pointErrors++;
+          }
+        }
+      }
+    }
+    const returns = sweep.box.filter((b) => b >= 0).length;
+    sensor.destroy();
+    bvh.destroy();
+    set.destroy();
+    return { summary: summarize(cmp), returns, rays: rays.count, pointErrors, overflowed: sweep.overflowed, ms };
+  } finally {
+    gpu.destroy();
+  }
+}
+
+/** Frustum culling of a random scene against the reference, plus the draw arguments. */
+export async function frustum(seed: number, n: number) {
+  const gpu = await ObbGpu.create();
+  try {
+    const boxes = streetScene(n, seed, [1e4, 2e4, 0]);
+    const set = gpu.createBoxSet(boxes);
+    // A perspective camera at (1e4 + 0, 2e4 - 60, 30) looking at (1e4, 2e4, 0) (WebGPU z in [0, 1]).
+    const eye = [1e4, 2e4 - 60, 30];
+    const target = [1e4, 2e4, 0];
+    const f = normalize3(target.map((x, k) => x - eye[k]!));
+    const s = normalize3(cross3(f, [0, 0, 1]));
+    const u = cross3(s, f);
+    const [s0, s1, s2] = s as [number, number, number];
+    const [u0, u1, u2] = u as [number, number, number];
+    const [f0, f1, f2] = f as [number, number, number];
+    const view = [s0, u0, -f0, 0, s1, u1, -f1, 0, s2, u2, -f2, 0, -dot3(s, eye), -dot3(u, eye), dot3(f, eye), 1];
+    const fov = Math.PI / 3, aspect = 1.5, near = 0.5, far = 120;
+    const t = 1 / Math.tan(fov / 2);
+    const proj = [t / aspect, 0, 0, 0, 0, t, 0, 0, 0, 0, far / (near - far), -1, 0, 0, (near * far) / (near - far), 0];
+    const viewProj = mul4(proj, view);
+    const planes = frustumPlanes(viewProj);
+    const culler = await FrustumCuller.create(gpu.ctx, n);
+    const r = await culler.cull(set, planes, { indexCount: 36 });
+    const cmp = compareFrustum({ boxes: set.boxes, planes, origin: set.origin }, r.visible);
+    culler.destroy();
+    set.destroy();
+    return { summary: summarize(cmp), visible: r.visible.length, drawArgs: Array.from(r.drawArgs) };
+  } finally {
+    gpu.destroy();
+  }
+}
+
+function normalize3(v: number[]): number[] {
+  const l = Math.hypot(v[0]!, v[1]!, v[2]!);
+  return v.map((x) => x / l);
+}
+function cross3(a: number[], b: number[]): number[] {
+  return [a[1]! * b[2]! - a[2]! * b[1]!, a[2]! * b[0]! - a[0]! * b[2]!, a[0]! * b[1]! - a[1]! * b[0]!];
+}
+function dot3(a: number[], b: number[]): number {
+  return a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
+}
+/** Column-major 4×4 product a · b. */
+function mul4(a: number[], b: number[]): number[] {
+  const out = new Array<number>(16).fill(0);
+  for (let c = 0; c < 4; c++) {
+    for (let r = 0; r < 4; r++) {
+      for (let k = 0; k < 4; k++) {
+        out[4 * c + r]! += a[4 * k + r]! * b[4 * c + k]!;
+      }
+    }
+  }
+  return out;
 }
