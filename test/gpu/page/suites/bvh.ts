@@ -2,7 +2,7 @@
  * Suite `bvh`: the GPU building blocks of the BVH (scan, radix sort) and the tree itself,
  * checked against CPU computations of the same thing.
  */
-import { BOX_F64, GpuContext, ObbGpu, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
+import { BOX_F64, GpuContext, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
 import { Bvh } from '../../../../src/bvh/Bvh.ts';
 import { ExclusiveScan, RadixSort } from '../../../../src/bvh/RadixSort.ts';
 import { LidarSensor } from '../../../../src/bvh/Lidar.ts';
@@ -11,21 +11,22 @@ import {
   closestHitGrid, compareClosestHits, compareFrustum, frustumPlanes, lidarRays, linearElevations,
   type ClosestHits, type LidarDescription, type LidarPose,
 } from '../../../../src/index.ts';
-import { summarize } from '../shared.ts';
+import { getGpu, summarize } from '../shared.ts';
 
 async function withContext<T>(body: (ctx: GpuContext) => Promise<T>): Promise<T> {
   const ctx = await GpuContext.create();
   ctx.device.pushErrorScope('validation');
+  let result: T;
   try {
-    return await body(ctx);
+    result = await body(ctx);
   } finally {
     const error = await ctx.device.popErrorScope();
     ctx.destroy();
     if (error) {
-      // eslint-disable-next-line no-unsafe-finally
       throw new Error(`GPU validation error: ${error.message}`);
     }
   }
+  return result;
 }
 
 function upload(ctx: GpuContext, data: Uint32Array): GPUBuffer {
@@ -123,9 +124,9 @@ export function bvhScene(kind: string, n: number, seed: number): BoxArray {
 
 /** Builds a tree over a scene, reads it back and checks every invariant on the CPU. */
 export async function invariants(kind: string, n: number, seed: number, refitAfterMove: boolean) {
-  const gpu = await ObbGpu.create();
+  const gpu = await getGpu();
   const errors: string[] = [];
-  try {
+  {
     let boxes = bvhScene(kind, n, seed);
     const set = gpu.createBoxSet(boxes);
     const bvh = await Bvh.create(gpu.ctx, set);
@@ -229,8 +230,6 @@ export async function invariants(kind: string, n: number, seed: number, refitAft
     bvh.destroy();
     set.destroy();
     return { errors: errors.slice(0, 5), maxDepth, buildMs, refitMs };
-  } finally {
-    gpu.destroy();
   }
 }
 
@@ -252,8 +251,8 @@ export function streetScene(n: number, seed: number, offset: readonly [number, n
 
 /** One LiDAR sweep on the GPU (BVH) against the reference rays, through the comparator. */
 export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number) {
-  const gpu = await ObbGpu.create();
-  try {
+  const gpu = await getGpu();
+  {
     const boxes = streetScene(boxCount, seed, [offset, -offset, 0]);
     const set = gpu.createBoxSet(boxes);
     const bvh = await Bvh.create(gpu.ctx, set);
@@ -292,15 +291,13 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
     bvh.destroy();
     set.destroy();
     return { summary: summarize(cmp), returns, rays: rays.count, pointErrors, overflowed: sweep.overflowed, ms };
-  } finally {
-    gpu.destroy();
   }
 }
 
 /** Frustum culling of a random scene against the reference, plus the draw arguments. */
 export async function frustum(seed: number, n: number) {
-  const gpu = await ObbGpu.create();
-  try {
+  const gpu = await getGpu();
+  {
     const boxes = streetScene(n, seed, [1e4, 2e4, 0]);
     const set = gpu.createBoxSet(boxes);
     // A perspective camera at (1e4 + 0, 2e4 - 60, 30) looking at (1e4, 2e4, 0) (WebGPU z in [0, 1]).
@@ -324,8 +321,6 @@ export async function frustum(seed: number, n: number) {
     culler.destroy();
     set.destroy();
     return { summary: summarize(cmp), visible: r.visible.length, drawArgs: Array.from(r.drawArgs) };
-  } finally {
-    gpu.destroy();
   }
 }
 
