@@ -75,16 +75,21 @@ export const PAIR_OPT_SELF = 2;
 /** PairParams.flags: also write each appended pair's gap and axis (BVH pair lists). */
 export const PAIR_OPT_CONTACTS = 4;
 
-/** GPU radix sort: threads per workgroup, keys per thread, keys per block, bits per pass. */
+/**
+ * GPU radix sort and scan: threads per workgroup and items per thread (WGSL overrides, so the
+ * workgroup arrays are sized per pipeline). Defaults for GPUs; a CPU adapter gets
+ * FALLBACK_BLOCK_TUNING (few threads, many items each: SwiftShader runs every invocation of a
+ * workgroup as a coroutine switched at each barrier, which measured 9× slower at 128 threads).
+ * Blocks stay SORT_WG × SORT_PER_THREAD = 1,024 keys either way.
+ */
 export const SORT_WG = 128;
 export const SORT_PER_THREAD = 8;
-export const SORT_BLOCK = SORT_WG * SORT_PER_THREAD;
-export const SORT_BITS = 4;
-export const SORT_BUCKETS = 1 << SORT_BITS;
-/** GPU exclusive scan: threads per workgroup and elements per thread (one block each). */
 export const SCAN_WG = 256;
 export const SCAN_PER_THREAD = 4;
-export const SCAN_BLOCK = SCAN_WG * SCAN_PER_THREAD;
+export const FALLBACK_BLOCK_TUNING = { sortWg: 16, sortPerThread: 64, scanWg: 16, scanPerThread: 64, boundsWg: 16, boundsPerThread: 64 } as const;
+/** Radix sort: bits per pass and buckets. */
+export const SORT_BITS = 4;
+export const SORT_BUCKETS = 1 << SORT_BITS;
 
 /** BVH: threads per workgroup of the build kernels, and items per thread of the bounds reduction. */
 export const BVH_WG = 256;
@@ -129,16 +134,9 @@ export const WGSL_CONSTANTS = {
   PAIR_OPT_FACE_ONLY: ['u32', PAIR_OPT_FACE_ONLY],
   PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
   PAIR_OPT_CONTACTS: ['u32', PAIR_OPT_CONTACTS],
-  SORT_WG: ['u32', SORT_WG],
-  SORT_PER_THREAD: ['u32', SORT_PER_THREAD],
-  SORT_BLOCK: ['u32', SORT_BLOCK],
   SORT_BITS: ['u32', SORT_BITS],
   SORT_BUCKETS: ['u32', SORT_BUCKETS],
-  SCAN_WG: ['u32', SCAN_WG],
-  SCAN_PER_THREAD: ['u32', SCAN_PER_THREAD],
-  SCAN_BLOCK: ['u32', SCAN_BLOCK],
   BVH_WG: ['u32', BVH_WG],
-  BVH_BOUNDS_PER_THREAD: ['u32', BVH_BOUNDS_PER_THREAD],
   BVH_LEAF: ['u32', BVH_LEAF],
   BVH_NONE: ['u32', BVH_NONE],
   BVH_STACK: ['u32', BVH_STACK],

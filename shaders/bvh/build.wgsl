@@ -25,7 +25,8 @@
 //   3 keys, 4 vals: array<u32>; 5 nodes: array<BvhNode>; 6 parents: array<u32> (internal nodes
 //   first, then leaves by sorted position); 7 refitCount: array<atomic<u32>>; 8 listOut:
 //   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
-//   array<atomic<u32>> ([0] = times the root was refitted). Workgroup size BVH_WG.
+//   array<atomic<u32>> ([0] = times the root was refitted). Workgroup size BVH_WG (the bounds
+//   reduction: override BOUNDS_WG).
 
 @group(0) @binding(0) var<uniform> bvhParams: BvhParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -40,8 +41,12 @@
 @group(0) @binding(10) var<storage, read_write> args: array<u32>;
 @group(0) @binding(11) var<storage, read_write> status: array<atomic<u32>>;
 
-var<workgroup> redMin: array<vec3f, BVH_WG>;
-var<workgroup> redMax: array<vec3f, BVH_WG>;
+// The bounds reduction's workgroup shape (WGSL overrides; narrow on CPU adapters, see RadixSort).
+override BOUNDS_WG: u32 = 256u;
+override BOUNDS_PER_THREAD: u32 = 4u;
+
+var<workgroup> redMin: array<vec3f, BOUNDS_WG>;
+var<workgroup> redMax: array<vec3f, BOUNDS_WG>;
 
 fn bvhThread(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
   return (wid.x + wid.y * nwg.x) * BVH_WG + lid;
@@ -49,7 +54,7 @@ fn bvhThread(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
 
 // Tree reduction of redMin/redMax into element 0. Uniform control flow.
 fn reduceBounds(lid: u32) {
-  for (var s = BVH_WG / 2u; s > 0u; s >>= 1u) {
+  for (var s = BOUNDS_WG / 2u; s > 0u; s >>= 1u) {
     workgroupBarrier();
     if (lid < s) {
       redMin[lid] = min(redMin[lid], redMin[lid + s]);
@@ -59,7 +64,7 @@ fn reduceBounds(lid: u32) {
   workgroupBarrier();
 }
 
-@compute @workgroup_size(BVH_WG)
+@compute @workgroup_size(BOUNDS_WG)
 fn bvhBoundsPartial(
   @builtin(local_invocation_index) lid: u32,
   @builtin(workgroup_id) wid: vec3u,
@@ -71,9 +76,9 @@ fn bvhBoundsPartial(
   }
   var lo = vec3f(F32_MAX);
   var hi = vec3f(-F32_MAX);
-  let base = group * BVH_WG * BVH_BOUNDS_PER_THREAD;
-  for (var q = 0u; q < BVH_BOUNDS_PER_THREAD; q++) {
-    let i = base + q * BVH_WG + lid;
+  let base = group * BOUNDS_WG * BOUNDS_PER_THREAD;
+  for (var q = 0u; q < BOUNDS_PER_THREAD; q++) {
+    let i = base + q * BOUNDS_WG + lid;
     if (i < bvhParams.count) {
       let c = boxes[i].center;
       lo = min(lo, c);
@@ -89,11 +94,11 @@ fn bvhBoundsPartial(
   }
 }
 
-@compute @workgroup_size(BVH_WG)
+@compute @workgroup_size(BOUNDS_WG)
 fn bvhBoundsFinal(@builtin(local_invocation_index) lid: u32) {
   var lo = vec3f(F32_MAX);
   var hi = vec3f(-F32_MAX);
-  for (var k = lid; k < bvhParams.partials; k += BVH_WG) {
+  for (var k = lid; k < bvhParams.partials; k += BOUNDS_WG) {
     lo = min(lo, bounds[2u + 2u * k].xyz);
     hi = max(hi, bounds[3u + 2u * k].xyz);
   }

@@ -7,7 +7,12 @@
 // 2·levels − 1 dispatches. No workgroup waits on another (WebGPU promises no forward progress
 // between workgroups): each level is its own dispatch.
 // Bindings (group 0): 0 params: ScanParams (uniform); 1 data: array<u32>; 2 sums: array<u32>.
-// Workgroup size SCAN_WG; SCAN_PER_THREAD consecutive elements per thread.
+// Workgroup size: override SCAN_WG; SCAN_PER_THREAD consecutive elements per thread.
+
+// Threads per workgroup and elements per thread: set per pipeline by the host (ExclusiveScan).
+override SCAN_WG: u32 = 256u;
+override SCAN_PER_THREAD: u32 = 4u;
+override SCAN_BLOCK: u32 = SCAN_WG * SCAN_PER_THREAD;
 
 struct ScanParams {
   count: u32,
@@ -48,26 +53,26 @@ fn scanBlocks(
     return;
   }
   let base = block * SCAN_BLOCK + lid * SCAN_PER_THREAD;
-  var v: array<u32, SCAN_PER_THREAD>;
+  // This thread's total, then the workgroup's exclusive prefix of totals, then a second pass
+  // over the thread's elements (re-read: no per-thread array, its size is an override).
   var sum = 0u;
   for (var q = 0u; q < SCAN_PER_THREAD; q++) {
-    var x = 0u;
     if (base + q < scanParams.count) {
-      x = scanData[base + q];
+      sum += scanData[base + q];
     }
-    v[q] = sum;
-    sum += x;
   }
   scanPart[lid] = sum;
   workgroupBarrier();
   scanWorkgroup(lid);
-  var prefix = 0u;
+  var running = 0u;
   if (lid > 0u) {
-    prefix = scanPart[lid - 1u];
+    running = scanPart[lid - 1u];
   }
   for (var q = 0u; q < SCAN_PER_THREAD; q++) {
     if (base + q < scanParams.count) {
-      scanData[base + q] = v[q] + prefix;
+      let x = scanData[base + q];
+      scanData[base + q] = running;
+      running += x;
     }
   }
   if (lid == SCAN_WG - 1u) {

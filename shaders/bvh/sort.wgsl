@@ -10,8 +10,13 @@
 // own consecutive keys in order); across blocks, the digit-major global scan puts block b's keys
 // after those of blocks < b. Equal Morton codes therefore stay in index order.
 // Bindings (group 0): 0 params: SortParams (uniform); 1 keysIn, 2 valsIn: array<u32> (read);
-//   3 keysOut, 4 valsOut: array<u32>; 5 hist: array<u32>. Workgroup size SORT_WG.
+//   3 keysOut, 4 valsOut: array<u32>; 5 hist: array<u32>. Workgroup size: override SORT_WG.
 // Merrill & Grimshaw, "High Performance and Scalable Radix Sorting" (2011) for reduce-then-scan.
+
+// Threads per workgroup and keys per thread: set per pipeline by the host (RadixSort).
+override SORT_WG: u32 = 128u;
+override SORT_PER_THREAD: u32 = 8u;
+override SORT_BLOCK: u32 = SORT_WG * SORT_PER_THREAD;
 
 struct SortParams {
   count: u32,
@@ -30,6 +35,7 @@ var<workgroup> digitCounts: array<atomic<u32>, SORT_BUCKETS>;
 // Per-thread digit counts, digit-major: ranks[d · SORT_WG + t].
 var<workgroup> ranks: array<u32, SORT_BUCKETS * SORT_WG>;
 var<workgroup> rankPart: array<u32, SORT_WG>;
+var<workgroup> digitBase: array<u32, SORT_BUCKETS>;
 
 fn sortBlockIndex(wid: vec3u, nwg: vec3u) -> u32 {
   return wid.x + wid.y * nwg.x;
@@ -78,22 +84,12 @@ fn sortScatter(
   for (var d = 0u; d < SORT_BUCKETS; d++) {
     ranks[d * SORT_WG + lid] = 0u;
   }
-  // This thread's keys (consecutive), their digits, and their rank among its own equal digits.
+  // Count this thread's keys (consecutive) per digit. No per-thread arrays: the keys are read
+  // again below (private arrays indexed by a loop variable are slow on some backends).
   let base = block * SORT_BLOCK + lid * SORT_PER_THREAD;
-  var keys: array<u32, SORT_PER_THREAD>;
-  var vals: array<u32, SORT_PER_THREAD>;
-  var digits: array<u32, SORT_PER_THREAD>;
-  var own: array<u32, SORT_PER_THREAD>;
   for (var q = 0u; q < SORT_PER_THREAD; q++) {
-    digits[q] = SORT_BUCKETS; // past the end: not a key
     if (base + q < sortParams.count) {
-      let k = keysIn[base + q];
-      let d = digitOf(k);
-      keys[q] = k;
-      vals[q] = valsIn[base + q];
-      digits[q] = d;
-      own[q] = ranks[d * SORT_WG + lid];
-      ranks[d * SORT_WG + lid] = own[q] + 1u;
+      ranks[digitOf(keysIn[base + q]) * SORT_WG + lid] += 1u;
     }
   }
   workgroupBarrier();
@@ -127,13 +123,23 @@ fn sortScatter(
   workgroupBarrier();
   // ranks[d · SORT_WG + t] is now the block-local position of thread t's first key of digit d,
   // and ranks[d · SORT_WG] the block-local start of digit d.
+  // Global destination of block-local position 0 of each digit: (digit, block) start minus the
+  // digit's block-local start. Staged once per block: a gather from storage per key is slow on
+  // CPU implementations.
+  if (lid < SORT_BUCKETS) {
+    digitBase[lid] = hist[lid * sortParams.blocks + block] - ranks[lid * SORT_WG];
+  }
+  workgroupBarrier();
   for (var q = 0u; q < SORT_PER_THREAD; q++) {
-    let d = digits[q];
-    if (d < SORT_BUCKETS) {
-      let local = ranks[d * SORT_WG + lid] + own[q];
-      let dest = hist[d * sortParams.blocks + block] + local - ranks[d * SORT_WG];
-      keysOut[dest] = keys[q];
-      valsOut[dest] = vals[q];
+    let i = base + q;
+    if (i < sortParams.count) {
+      let key = keysIn[i];
+      let d = digitOf(key);
+      let local = ranks[d * SORT_WG + lid];
+      ranks[d * SORT_WG + lid] = local + 1u;
+      let dest = digitBase[d] + local;
+      keysOut[dest] = key;
+      valsOut[dest] = valsIn[i];
     }
   }
 }

@@ -11,14 +11,14 @@
  * + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 116 B: a 1M-box tree
  * takes about 68 MB besides the boxes.
  */
-import { BVH_BOUNDS_PER_THREAD, BVH_REFIT_STEPS, BVH_WG } from '../constants.ts';
+import { BVH_REFIT_STEPS, BVH_WG } from '../constants.ts';
 import type { BoxSet } from '../gpu/BoxSet.ts';
 import type { GpuContext } from '../gpu/device.ts';
 import { BufferUsage } from '../gpu/flags.ts';
 import { getKernel, type KernelName } from '../gpu/pipelines.ts';
 import { BVH_NODE } from '../layout/index.ts';
 import { dispatch } from './encode.ts';
-import { RadixSort } from './RadixSort.ts';
+import { RadixSort, blockTuning, type BlockTuning } from './RadixSort.ts';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
@@ -71,11 +71,14 @@ export class Bvh {
   private builtCount = -1;
   private destroyed = false;
 
-  private constructor(ctx: GpuContext, set: BoxSet, capacity: number, sort: RadixSort) {
+  private readonly tuning: BlockTuning;
+
+  private constructor(ctx: GpuContext, set: BoxSet, capacity: number, sort: RadixSort, tuning: BlockTuning) {
     this.ctx = ctx;
     this.set = set;
     this.capacity = capacity;
     this.sort = sort;
+    this.tuning = tuning;
     const n = Math.max(2, capacity);
     const make = (label: string, size: number, usage = STORAGE): GPUBuffer =>
       ctx.createBuffer({ label: `${ctx.label}:bvh:${label}`, size: Math.max(16, size), usage });
@@ -87,15 +90,22 @@ export class Bvh {
     this.lists = [make('frontier-a', (n + 1) * 4), make('frontier-b', (n + 1) * 4)];
     this.args = make('args', 16, STORAGE | BufferUsage.INDIRECT);
     this.status = make('status', 16);
-    this.bounds = make('bounds', (2 + 2 * partialsFor(n)) * 16);
+    this.bounds = make('bounds', (2 + 2 * this.partials(n)) * 16);
     this.params = make('params', 16, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
   /** Allocates a tree for `set` (room for `capacity` boxes, default the set's count). */
   static async create(ctx: GpuContext, set: BoxSet, capacity = set.count): Promise<Bvh> {
-    await Promise.all(BUILD_KERNELS.map((k) => getKernel(ctx.device, k)));
-    const sort = await RadixSort.create(ctx, Math.max(2, capacity));
-    return new Bvh(ctx, set, Math.max(2, capacity), sort);
+    const tuning = blockTuning(ctx);
+    const sort = await RadixSort.create(ctx, Math.max(2, capacity), tuning);
+    const bvh = new Bvh(ctx, set, Math.max(2, capacity), sort, tuning);
+    await Promise.all(BUILD_KERNELS.map((k) => bvh.kernel(k)));
+    return bvh;
+  }
+
+  /** Workgroups of the bounds reduction for n boxes. */
+  private partials(n: number): number {
+    return Math.max(1, Math.ceil(n / (this.tuning.boundsWg * this.tuning.boundsPerThread)));
   }
 
   /** Leaves of the built tree (-1 before the first build). */
@@ -104,7 +114,9 @@ export class Bvh {
   }
 
   private kernel(name: KernelName): Promise<Awaited<ReturnType<typeof getKernel>>> {
-    return getKernel(this.ctx.device, name);
+    const bounds = name === 'bvhBoundsPartial' || name === 'bvhBoundsFinal';
+    return getKernel(this.ctx.device, name, undefined,
+      bounds ? { BOUNDS_WG: this.tuning.boundsWg, BOUNDS_PER_THREAD: this.tuning.boundsPerThread } : {});
   }
 
   private check(count: number): void {
@@ -124,7 +136,7 @@ export class Bvh {
     const n = this.set.count;
     this.check(n);
     const device = this.ctx.device;
-    const partials = partialsFor(n);
+    const partials = this.partials(n);
     device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partials, 0, 0]));
     const [boundsPartial, boundsFinal, morton, hierarchy] = await Promise.all(
       (['bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy'] as const).map((k) => this.kernel(k)));
@@ -151,7 +163,7 @@ export class Bvh {
     if (n !== this.builtCount) {
       throw new Error(`Bvh: the set has ${n} boxes but the tree was built for ${this.builtCount}; rebuild it`);
     }
-    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partialsFor(n), 0, 0]));
+    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
     this.encodeClears(encoder);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-refit', timestampWrites } : { label: 'obb:bvh-refit' });
     await this.encodeRefitSteps(pass, n);
@@ -249,9 +261,4 @@ export class Bvh {
     }
     this.sort.destroy();
   }
-}
-
-/** Workgroups of the bounds reduction for n boxes. */
-function partialsFor(n: number): number {
-  return Math.max(1, Math.ceil(n / (BVH_WG * BVH_BOUNDS_PER_THREAD)));
 }

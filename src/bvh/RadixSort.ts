@@ -4,13 +4,31 @@
  * every step is its own dispatch (reduce-then-scan), so nothing relies on forward progress
  * between workgroups.
  */
-import { SCAN_BLOCK, SCAN_WG, SORT_BITS, SORT_BLOCK, SORT_BUCKETS, SORT_WG } from '../constants.ts';
+import { BVH_BOUNDS_PER_THREAD, BVH_WG, FALLBACK_BLOCK_TUNING, SCAN_PER_THREAD, SCAN_WG, SORT_BITS, SORT_BUCKETS, SORT_PER_THREAD, SORT_WG } from '../constants.ts';
 import type { GpuContext } from '../gpu/device.ts';
 import { BufferUsage } from '../gpu/flags.ts';
 import { getKernel } from '../gpu/pipelines.ts';
 import { dispatch } from './encode.ts';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+
+/** Workgroup shapes of the sort and scan kernels (WGSL overrides). */
+export interface BlockTuning {
+  readonly sortWg: number;
+  readonly sortPerThread: number;
+  readonly scanWg: number;
+  readonly scanPerThread: number;
+  /** The BVH build's bounds reduction (shaders/bvh/build.wgsl). */
+  readonly boundsWg: number;
+  readonly boundsPerThread: number;
+}
+
+/** The tuning for an adapter: wide workgroups on GPUs, narrow ones on CPU adapters (constants.ts). */
+export function blockTuning(ctx: GpuContext): BlockTuning {
+  return ctx.adapter.isFallbackAdapter
+    ? FALLBACK_BLOCK_TUNING
+    : { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: BVH_WG, boundsPerThread: BVH_BOUNDS_PER_THREAD };
+}
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
 /**
@@ -23,14 +41,20 @@ const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 export class ExclusiveScan {
   private readonly levels: { count: number; blocks: number; sums: GPUBuffer; params: GPUBuffer }[] = [];
 
-  private constructor(private readonly ctx: GpuContext, readonly capacity: number) {}
+  private readonly block: number;
+  private readonly constants: Record<string, number>;
 
-  static async create(ctx: GpuContext, capacity: number): Promise<ExclusiveScan> {
-    const scan = new ExclusiveScan(ctx, capacity);
-    await Promise.all([getKernel(ctx.device, 'scanBlocks', SCAN_WG), getKernel(ctx.device, 'scanAdd', SCAN_WG)]);
+  private constructor(private readonly ctx: GpuContext, readonly capacity: number, tuning: BlockTuning) {
+    this.block = tuning.scanWg * tuning.scanPerThread;
+    this.constants = { SCAN_WG: tuning.scanWg, SCAN_PER_THREAD: tuning.scanPerThread };
+  }
+
+  static async create(ctx: GpuContext, capacity: number, tuning: BlockTuning = blockTuning(ctx)): Promise<ExclusiveScan> {
+    const scan = new ExclusiveScan(ctx, capacity, tuning);
+    await Promise.all([scan.kernel('scanBlocks'), scan.kernel('scanAdd')]);
     let count = Math.max(1, capacity);
     for (;;) {
-      const blocks = Math.ceil(count / SCAN_BLOCK);
+      const blocks = Math.ceil(count / scan.block);
       scan.levels.push({
         count, blocks,
         sums: ctx.createBuffer({ label: `${ctx.label}:scan-sums`, size: Math.max(16, blocks * 4), usage: STORAGE }),
@@ -44,20 +68,24 @@ export class ExclusiveScan {
     return scan;
   }
 
+  private kernel(name: 'scanBlocks' | 'scanAdd'): ReturnType<typeof getKernel> {
+    return getKernel(this.ctx.device, name, undefined, this.constants);
+  }
+
   /** Records the scan of `data[0, count)`; `count` must not exceed the capacity. */
   async encode(pass: GPUComputePassEncoder, data: GPUBuffer, count: number): Promise<void> {
     if (count > this.capacity) {
       throw new RangeError(`ExclusiveScan: ${count} elements exceed the capacity ${this.capacity}`);
     }
     const device = this.ctx.device;
-    const blocksKernel = await getKernel(device, 'scanBlocks', SCAN_WG);
-    const addKernel = await getKernel(device, 'scanAdd', SCAN_WG);
+    const blocksKernel = await this.kernel('scanBlocks');
+    const addKernel = await this.kernel('scanAdd');
     // Levels actually needed for this count (the sums of level k are the data of level k + 1).
     const used: { data: GPUBuffer; count: number; blocks: number; sums: GPUBuffer; params: GPUBuffer }[] = [];
     let buffer = data;
     let n = count;
     for (const level of this.levels) {
-      const blocks = Math.ceil(n / SCAN_BLOCK);
+      const blocks = Math.ceil(n / this.block);
       device.queue.writeBuffer(level.params, 0, new Uint32Array([n, blocks, 0, 0]));
       used.push({ data: buffer, count: n, blocks, sums: level.sums, params: level.params });
       if (blocks <= 1) {
@@ -103,22 +131,32 @@ export class RadixSort {
   private readonly hist: GPUBuffer;
   private readonly params: GPUBuffer[] = [];
 
-  private constructor(private readonly ctx: GpuContext, readonly capacity: number, private readonly scan: ExclusiveScan) {
+  private readonly block: number;
+  private readonly constants: Record<string, number>;
+
+  private constructor(private readonly ctx: GpuContext, readonly capacity: number, private readonly scan: ExclusiveScan, tuning: BlockTuning) {
+    this.block = tuning.sortWg * tuning.sortPerThread;
+    this.constants = { SORT_WG: tuning.sortWg, SORT_PER_THREAD: tuning.sortPerThread };
     const size = Math.max(16, capacity * 4);
     this.keysTmp = ctx.createBuffer({ label: `${ctx.label}:sort-keys`, size, usage: STORAGE });
     this.valsTmp = ctx.createBuffer({ label: `${ctx.label}:sort-values`, size, usage: STORAGE });
-    const blocks = Math.max(1, Math.ceil(capacity / SORT_BLOCK));
+    const blocks = Math.max(1, Math.ceil(capacity / this.block));
     this.hist = ctx.createBuffer({ label: `${ctx.label}:sort-hist`, size: Math.max(16, blocks * SORT_BUCKETS * 4), usage: STORAGE });
     for (let p = 0; p < sortPasses(32); p++) {
       this.params.push(ctx.createBuffer({ label: `${ctx.label}:sort-params`, size: 16, usage: UNIFORM }));
     }
   }
 
-  static async create(ctx: GpuContext, capacity: number): Promise<RadixSort> {
-    const blocks = Math.max(1, Math.ceil(capacity / SORT_BLOCK));
-    const scan = await ExclusiveScan.create(ctx, blocks * SORT_BUCKETS);
-    await Promise.all([getKernel(ctx.device, 'sortCount', SORT_WG), getKernel(ctx.device, 'sortScatter', SORT_WG)]);
-    return new RadixSort(ctx, capacity, scan);
+  static async create(ctx: GpuContext, capacity: number, tuning: BlockTuning = blockTuning(ctx)): Promise<RadixSort> {
+    const blocks = Math.max(1, Math.ceil(capacity / (tuning.sortWg * tuning.sortPerThread)));
+    const scan = await ExclusiveScan.create(ctx, blocks * SORT_BUCKETS, tuning);
+    const sort = new RadixSort(ctx, capacity, scan, tuning);
+    await Promise.all([sort.kernel('sortCount'), sort.kernel('sortScatter')]);
+    return sort;
+  }
+
+  private kernel(name: 'sortCount' | 'sortScatter'): ReturnType<typeof getKernel> {
+    return getKernel(this.ctx.device, name, undefined, this.constants);
   }
 
   /**
@@ -133,9 +171,9 @@ export class RadixSort {
       return;
     }
     const device = this.ctx.device;
-    const countKernel = await getKernel(device, 'sortCount', SORT_WG);
-    const scatterKernel = await getKernel(device, 'sortScatter', SORT_WG);
-    const blocks = Math.ceil(count / SORT_BLOCK);
+    const countKernel = await this.kernel('sortCount');
+    const scatterKernel = await this.kernel('sortScatter');
+    const blocks = Math.ceil(count / this.block);
     let passes = sortPasses(bits);
     passes += passes % 2;
     let [kIn, vIn, kOut, vOut] = [keys, values, this.keysTmp, this.valsTmp];

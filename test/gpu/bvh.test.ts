@@ -13,17 +13,21 @@ afterAll(async () => {
 });
 
 describe('building blocks', () => {
-  it.each([1, 1000, 1024, 1025, 300_000, 2_000_000])('exclusive scan of %i values (seed 1)', async (n) => {
-    const r = await gpu.call<{ n: number; wrong: number }>('bvh', 'scan', 1, n);
-    expect(r.wrong).toBe(0);
+  it.each([1, 1000, 1024, 1025, 300_000, 2_000_000])('exclusive scan of %i values (seed 1), both workgroup shapes', async (n) => {
+    for (const gpuShape of [false, true]) {
+      const r = await gpu.call<{ n: number; wrong: number }>('bvh', 'scan', 1, n, gpuShape);
+      expect(r.wrong).toBe(0);
+    }
   });
 
   it.each([
     [2, 32, 2], [1000, 30, 50], [1025, 30, 1025], [100_000, 30, 100], [300_000, 30, 300_000], [1_000_000, 30, 1_000_000],
-  ])('radix sort of %i keys (%i bits, %i distinct, seed 2) is stable', async (n, bits, distinct) => {
-    const r = await gpu.call<{ n: number; wrong: number; ms: number }>('bvh', 'sort', 2, n, bits, distinct);
-    console.log(`sort ${n} keys: ${r.ms.toFixed(1)} ms`);
-    expect(r.wrong).toBe(0);
+  ])('radix sort of %i keys (%i bits, %i distinct, seed 2) is stable, both workgroup shapes', async (n, bits, distinct) => {
+    for (const gpuShape of [false, true]) {
+      const r = await gpu.call<{ n: number; wrong: number; ms: number }>('bvh', 'sort', 2, n, bits, distinct, gpuShape);
+      console.log(`sort ${n} keys (${gpuShape ? 'GPU' : 'adapter default'} shape): ${r.ms.toFixed(1)} ms`);
+      expect(r.wrong).toBe(0);
+    }
   });
 });
 

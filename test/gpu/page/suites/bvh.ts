@@ -4,7 +4,11 @@
  */
 import { BOX_F64, GpuContext, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
 import { Bvh } from '../../../../src/bvh/Bvh.ts';
-import { ExclusiveScan, RadixSort } from '../../../../src/bvh/RadixSort.ts';
+import { ExclusiveScan, RadixSort, type BlockTuning } from '../../../../src/bvh/RadixSort.ts';
+import { SCAN_PER_THREAD, SCAN_WG, SORT_PER_THREAD, SORT_WG } from '../../../../src/constants.ts';
+
+/** The GPU-shaped workgroups, forced (the default on a CPU adapter is the narrow shape). */
+const GPU_TUNING: BlockTuning = { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD };
 import { LidarSensor } from '../../../../src/bvh/Lidar.ts';
 import { FrustumCuller } from '../../../../src/bvh/Frustum.ts';
 import {
@@ -36,12 +40,12 @@ function upload(ctx: GpuContext, data: Uint32Array): GPUBuffer {
 }
 
 /** Exclusive scan of n random values (up to 100) against a CPU prefix sum. */
-export async function scan(seed: number, n: number) {
+export async function scan(seed: number, n: number, gpuShape = false) {
   return withContext(async (ctx) => {
     const rnd = mulberry32(seed);
     const data = Uint32Array.from({ length: n }, () => Math.floor(rnd() * 100));
     const buf = upload(ctx, data);
-    const s = await ExclusiveScan.create(ctx, n);
+    const s = gpuShape ? await ExclusiveScan.create(ctx, n, GPU_TUNING) : await ExclusiveScan.create(ctx, n);
     const enc = ctx.device.createCommandEncoder();
     const pass = enc.beginComputePass();
     await s.encode(pass, buf, n);
@@ -61,7 +65,7 @@ export async function scan(seed: number, n: number) {
 }
 
 /** Radix sort of n (key, index) pairs with many duplicate keys, against a stable CPU sort. */
-export async function sort(seed: number, n: number, bits: number, distinct: number) {
+export async function sort(seed: number, n: number, bits: number, distinct: number, gpuShape = false) {
   return withContext(async (ctx) => {
     const rnd = mulberry32(seed);
     const mask = bits >= 32 ? 0xffffffff : (1 << bits) - 1;
@@ -70,7 +74,7 @@ export async function sort(seed: number, n: number, bits: number, distinct: numb
     const vals = Uint32Array.from({ length: n }, (_, i) => i);
     const kb = upload(ctx, keys);
     const vb = upload(ctx, vals);
-    const sorter = await RadixSort.create(ctx, n);
+    const sorter = gpuShape ? await RadixSort.create(ctx, n, GPU_TUNING) : await RadixSort.create(ctx, n);
     const enc = ctx.device.createCommandEncoder();
     const pass = enc.beginComputePass();
     const t0 = performance.now();
