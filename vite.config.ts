@@ -10,11 +10,12 @@ export default defineConfig({
     sourcemap: true,
     lib: {
       // `page` is the browser side of the CLI's GPU backend (src/cli/gpuRunner.ts serves it).
-      entry: { index: 'src/index.ts', cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts' },
+      // `node` is the Node runtime (webgpu-obb/node): Dawn from the optional `webgpu` package.
+      entry: { index: 'src/index.ts', cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts', node: 'src/node/runtime.ts' },
       formats: ['es'],
     },
     rolldownOptions: {
-      external: [/^node:/, 'puppeteer', 'vite', /^wgsl_reflect/],
+      external: [/^node:/, 'puppeteer', 'vite', /^wgsl_reflect/, 'webgpu'],
     },
   },
 });

@@ -1,10 +1,13 @@
 /**
  * The `webgpu-obb` command (Node only; bin/webgpu-obb.js calls {@link main}).
  *
- * - `run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]`: runs the scene's
- *   queries and prints (or writes) the result file of DESIGN.md.
- * - `verify SCENE.json [--browser PATH]`: runs the GPU and the float64 reference, prints the
- *   comparator's report, exits 1 on any mismatch.
+ * - `run SCENE.json [--backend gpu|cpu] [--runtime browser|node] [--out RESULT.json] [--browser PATH]`:
+ *   runs the scene's queries and prints (or writes) the result file of DESIGN.md.
+ * - `verify SCENE.json [--runtime browser|node] [--browser PATH]`: runs the GPU and the float64
+ *   reference, prints the comparator's report, exits 1 on any mismatch.
+ *
+ * The GPU backend runs in headless Chromium (`--runtime browser`, the default) or in this process
+ * on Dawn from the optional `webgpu` package (`--runtime node`, src/node/runtime.ts).
  *
  * stdout carries only the result JSON (run without --out) or the report (verify); progress goes
  * to stderr unless --quiet. Every failure is one line on stderr, never a stack trace (set
@@ -18,7 +21,8 @@ import { access, constants as fsConstants, readFile, rename, stat, unlink, write
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { describeScene, parseSceneText, runReference, sceneResultFromCpu, sceneResultFromGpu, SceneError, type GpuSceneRaw, type Scene, type SceneResult } from './scene.ts';
+import type { ObbGpu } from '../gpu/ObbGpu.ts';
+import { describeScene, parseSceneText, runReference, runSceneGpuRaw, sceneResultFromCpu, sceneResultFromGpu, SceneError, type GpuSceneRaw, type Scene, type SceneResult } from './scene.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
 
 /** Exit codes of the command. */
@@ -28,7 +32,7 @@ export const EXIT = {
   FAILED: 1,
   /** Bad usage, or a scene file that cannot be read or does not follow the format. */
   USAGE: 2,
-  /** The GPU backend cannot run here: no browser, no WebGPU, no adapter. */
+  /** The GPU backend cannot run here: no browser (or no `webgpu` package, Vulkan loader or driver), no adapter. */
   GPU_UNAVAILABLE: 3,
 } as const;
 
@@ -39,8 +43,9 @@ export interface CliIo {
 }
 
 const USAGE = `Usage:
-  webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH] [--quiet]
-  webgpu-obb verify SCENE.json [--browser PATH] [--quiet]
+  webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
+                 [--runtime browser|node] [--quiet]
+  webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--quiet]
   webgpu-obb --help | --version
 
 Commands:
@@ -50,7 +55,11 @@ Commands:
            answer (agree / ambiguous / mismatch) and print the report.
 
 Options:
-  --backend gpu|cpu   run: WebGPU in headless Chromium (default) or the float64 CPU reference
+  --backend gpu|cpu   run: WebGPU (default) or the float64 CPU reference
+  --runtime browser|node
+                      where the GPU backend runs: headless Chromium (default), or this Node
+                      process through Dawn (the optional \`webgpu\` package; on Linux it needs a
+                      Vulkan loader and driver: Chromium's SwiftShader is found automatically)
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
@@ -60,8 +69,10 @@ Options:
 
 Environment:
   CHROME_PATH          Chromium/Chrome executable (like --browser)
-  WEBGPU_OBB_ADAPTER   swiftshader (default: Chromium's CPU WebGPU, the same answers on every
-                       machine) or default (the real GPU, through Vulkan)
+  WEBGPU_OBB_ADAPTER   swiftshader (default: SwiftShader, the CPU WebGPU of Chromium, the same
+                       answers on every machine) or default (the real GPU, through Vulkan); for
+                       --runtime node, default means the system's Vulkan drivers, else SwiftShader
+  VK_DRIVER_FILES      --runtime node: the Vulkan driver manifest(s) to use (wins over the above)
   WEBGPU_OBB_DEBUG=1   print stack traces of unexpected errors
 
 Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
@@ -70,7 +81,7 @@ Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
               "pairs": [ [i, j] ], "allPairs": true }   (rays, pairs, allPairs optional)
 
 Exit status: 0 ok; 1 verify found a mismatch (or the run failed); 2 bad usage or bad scene file;
-3 GPU backend unavailable (no browser or no WebGPU adapter).
+3 GPU backend unavailable (no browser, no webgpu package, no Vulkan driver or no WebGPU adapter).
 `;
 
 /** A failure with its exit code and one-line message (printed as "webgpu-obb: <message>"). */
@@ -232,6 +243,44 @@ async function runGpu(sceneText: string, browser: string | undefined, progress: 
   }
 }
 
+const NODE_ADAPTER_HINT =
+  '(--runtime node asks for SwiftShader unless WEBGPU_OBB_ADAPTER=default; `--runtime browser` or ' +
+  '`--backend cpu` may run where this does not)';
+
+/**
+ * Runs the scene on the GPU in this process, on Dawn (the `webgpu` package), loaded only now.
+ * The Vulkan driver follows WEBGPU_OBB_ADAPTER as the browser runtime does: SwiftShader unless
+ * it says `default`.
+ */
+async function runGpuNode(scene: Scene, progress: (m: string) => void): Promise<GpuSceneRaw> {
+  let runtime: typeof import('../node/runtime.ts');
+  try {
+    runtime = await import('../node/runtime.ts');
+  } catch (error) {
+    throw new CliError(EXIT.GPU_UNAVAILABLE, `the Node runtime cannot load (${oneLine(error)}); use --runtime browser or --backend cpu`);
+  }
+  let gpu: ObbGpu;
+  try {
+    const driver = runtime.driverFromEnv() ?? 'swiftshader';
+    progress(`runtime: node (Dawn), driver: ${driver}…`);
+    gpu = await runtime.createNodeGpu({ driver });
+  } catch (error) {
+    if (error instanceof runtime.NodeGpuUnavailableError) {
+      throw new CliError(EXIT.GPU_UNAVAILABLE, `${oneLine(error)} ${NODE_ADAPTER_HINT}`);
+    }
+    throw new CliError(EXIT.FAILED, `the Node runtime could not start: ${oneLine(error)}`);
+  }
+  try {
+    progress(`vulkan: ${runtime.nodeVulkanSetup()?.summary ?? 'unknown'}`);
+    progress(`adapter: ${gpu.adapterName}`);
+    return await runSceneGpuRaw(scene, gpu, progress);
+  } catch (error) {
+    throw new CliError(EXIT.FAILED, `GPU run failed: ${oneLine(error)}`);
+  } finally {
+    gpu.destroy();
+  }
+}
+
 function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(2)} s`;
 }
@@ -240,6 +289,7 @@ interface Parsed {
   command: 'run' | 'verify';
   scene: string;
   backend: 'gpu' | 'cpu';
+  runtime: 'browser' | 'node';
   out: string | undefined;
   browser: string | undefined;
   quiet: boolean;
@@ -256,6 +306,7 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
       strict: true,
       options: {
         backend: { type: 'string' },
+        runtime: { type: 'string' },
         out: { type: 'string', short: 'o' },
         browser: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
@@ -297,6 +348,13 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
   if (command === 'verify' && backend !== undefined) {
     throw new CliError(EXIT.USAGE, 'verify always runs both backends; drop --backend');
   }
+  const runtime = values['runtime'];
+  if (runtime !== undefined && runtime !== 'browser' && runtime !== 'node') {
+    throw new CliError(EXIT.USAGE, `--runtime must be browser or node (got '${String(runtime)}')`);
+  }
+  if (runtime === 'node' && values['browser'] !== undefined) {
+    throw new CliError(EXIT.USAGE, '--browser is for --runtime browser; --runtime node runs without one');
+  }
   const out = values['out'];
   if (command === 'verify' && out !== undefined) {
     throw new CliError(EXIT.USAGE, 'verify prints a report; --out is for run');
@@ -306,6 +364,7 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     command,
     scene,
     backend: backend ?? 'gpu',
+    runtime: runtime ?? 'browser',
     out: typeof out === 'string' ? out : undefined,
     browser: typeof browser === 'string' ? browser : undefined,
     quiet: values['quiet'] === true,
@@ -324,8 +383,10 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   }
   progress(`scene: ${args.scene} (${describeScene(scene)})`);
 
+  const gpuRaw = (): Promise<GpuSceneRaw> =>
+    args.runtime === 'node' ? runGpuNode(scene, progress) : runGpu(sceneText, args.browser, progress);
   if (args.command === 'verify') {
-    const raw = await runGpu(sceneText, args.browser, progress);
+    const raw = await gpuRaw();
     const ref = runReference(scene, progress);
     const cmp = compareScene(scene, raw, ref, progress);
     io.out(`${formatSceneComparison(args.scene, scene, raw.adapter, cmp)}\n`);
@@ -338,7 +399,7 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     progress('backend: cpu reference (float64)');
     result = sceneResultFromCpu(scene, runReference(scene, progress));
   } else {
-    result = sceneResultFromGpu(scene, await runGpu(sceneText, args.browser, progress));
+    result = sceneResultFromGpu(scene, await gpuRaw());
   }
   const text = formatResult(result);
   if (args.out === undefined) {

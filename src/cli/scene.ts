@@ -12,8 +12,9 @@
  */
 import { FACE_NONE, SAT_AXIS_NAMES, type SatAxisName } from '../constants.ts';
 import { boxArrayFrom, rayArrayFrom } from '../core/canonical.ts';
-import { BOX_F64, RAY_F64, type BoxArray, type BoxInput, type Ray, type RayArray } from '../core/types.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type BoxInput, type Ray, type RayArray, type Vec3 } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
+import { checkBoxRange, checkRayRange, defaultOrigin } from '../gpu/inputs.ts';
 import type { ObbGpu } from '../gpu/ObbGpu.ts';
 import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs, type PairResults } from '../reference/pairs.ts';
 import { closestHit as referenceClosestHit, type ClosestHits } from '../reference/raycast.ts';
@@ -189,6 +190,32 @@ function parsePairs(value: unknown, boxCount: number): Uint32Array {
 }
 
 /**
+ * A scene must run on both backends: the GPU re-bases positions to the centre of the box
+ * centres' bounds (the BoxSet default) and accepts magnitudes up to GPU_MAX_COORDINATE from
+ * there, so a finite but huge number (1e300) is refused here, naming the value, rather than
+ * turning into an infinity on the GPU.
+ */
+function checkSceneRange(boxes: BoxArray, rays: RayArray | undefined): void {
+  // Absolute magnitudes first, so the message names the huge value itself; then the distances
+  // from the origin the GPU will use (a spread beyond the range with no single huge value).
+  const zero: Vec3 = [0, 0, 0];
+  for (const origin of [zero, defaultOrigin(boxes)]) {
+    try {
+      checkBoxRange(boxes, origin);
+    } catch (error) {
+      throw error instanceof ValidationError ? fromValidation('boxes', error) : error;
+    }
+    try {
+      if (rays) {
+        checkRayRange(rays, origin);
+      }
+    } catch (error) {
+      throw error instanceof ValidationError ? fromValidation('rays', error) : error;
+    }
+  }
+}
+
+/**
  * Validates a parsed scene JSON value and returns its canonical form. Throws {@link SceneError}
  * naming the first bad value; unknown top-level fields are tolerated (listed in `unknownFields`).
  *
@@ -209,6 +236,7 @@ export function parseScene(json: unknown): Scene {
   const rays = rec['rays'] === undefined
     ? undefined
     : parseList('rays', rec['rays'], (items) => rayArrayFrom(items as readonly Ray[]));
+  checkSceneRange(boxes, rays);
   const pairs = rec['pairs'] === undefined ? undefined : parsePairs(rec['pairs'], boxes.count);
   const all = rec['allPairs'];
   if (all !== undefined && typeof all !== 'boolean') {

@@ -3,7 +3,8 @@
  * after device loss, and for the CPU reference), and a GPU buffer of `Obb` records re-based to
  * the set's `origin`, with per-box u32 masks. Capacity grows by doubling; partial updates write
  * only the changed range. Every change is validated before anything reaches the GPU: a rejected
- * update leaves the set exactly as it was.
+ * update leaves the set exactly as it was. After a device loss, `recover()` of the context
+ * rebuilds the set on the new device from the host copy; the object stays the same.
  */
 import { BufferUsage } from './flags.ts';
 import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
@@ -11,6 +12,7 @@ import { boxArrayFrom, validateBoxArray } from '../core/canonical.ts';
 import { ValidationError } from '../errors.ts';
 import { OBB, packBoxes } from '../layout/index.ts';
 import type { GpuContext } from './device.ts';
+import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin } from './inputs.ts';
 
 /** Boxes as the GPU API accepts them: objects, or BOX_F64 records (validated either way). */
 export type BoxSource = readonly BoxInput[] | BoxArray;
@@ -44,26 +46,12 @@ function canonicalBoxes(source: BoxSource): BoxArray {
 }
 
 function checkMasks(masks: Uint32Array | undefined, count: number): void {
+  if (masks !== undefined && !(masks instanceof Uint32Array)) {
+    throw new ValidationError('argument', undefined, 'masks', 'must be a Uint32Array (one mask per box)');
+  }
   if (masks && masks.length !== count) {
     throw new ValidationError('argument', undefined, 'masks', `has length ${masks.length}, expected one per box (${count})`);
   }
-}
-
-/** Centre of the bounds of the box centres (float64). */
-function centreOfCentres(boxes: BoxArray): Vec3 {
-  if (boxes.count === 0) {
-    return [0, 0, 0];
-  }
-  const lo = [Infinity, Infinity, Infinity];
-  const hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < boxes.count; i++) {
-    for (let k = 0; k < 3; k++) {
-      const c = boxes.data[i * BOX_F64.STRIDE + k]!;
-      lo[k] = Math.min(lo[k]!, c);
-      hi[k] = Math.max(hi[k]!, c);
-    }
-  }
-  return [(lo[0]! + hi[0]!) / 2, (lo[1]! + hi[1]!) / 2, (lo[2]! + hi[2]!) / 2];
 }
 
 /**
@@ -74,7 +62,6 @@ function centreOfCentres(boxes: BoxArray): Vec3 {
  */
 export class BoxSet {
   readonly ctx: GpuContext;
-  readonly origin: Vec3;
   readonly label: string;
   private host: BoxArray;
   private hostMasks: Uint32Array | undefined;
@@ -82,18 +69,32 @@ export class BoxSet {
   private gpuMasks: GPUBuffer;
   private capacity: number;
   private destroyed = false;
+  /** Changed only inside sequenced calls, so each call packs against the origin of its turn. */
+  private currentOrigin: Vec3;
+  private readonly unregister: () => void;
 
-  private constructor(ctx: GpuContext, boxes: BoxArray, options: BoxSetOptions) {
+  private constructor(ctx: GpuContext, boxes: BoxArray, origin: Vec3, options: BoxSetOptions) {
     this.ctx = ctx;
     this.label = options.label ?? 'boxes';
     this.host = boxes;
     this.hostMasks = options.masks ? options.masks.slice() : undefined;
-    this.origin = options.origin ?? centreOfCentres(boxes);
+    this.currentOrigin = origin;
     this.capacity = Math.max(1, options.capacity ?? 0, boxes.count);
     ctx.assertBindingFits(`box set "${this.label}"`, this.capacity * OBB.SIZE);
     this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
-    this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
-    this.writeAll();
+    try {
+      this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
+    } catch (error) {
+      ctx.destroyBuffer(this.gpuBoxes);
+      throw error;
+    }
+    this.writeAll(this.currentOrigin);
+    // After a device loss: the same object, rebuilt on the new device from the host copy.
+    this.unregister = ctx.onRecover(() => {
+      this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
+      this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
+      this.writeAll(this.currentOrigin);
+    });
   }
 
   /**
@@ -104,10 +105,21 @@ export class BoxSet {
     ctx.assertAlive('BoxSet.create');
     const canonical = canonicalBoxes(boxes);
     checkMasks(options.masks, canonical.count);
-    if (options.origin && !options.origin.every(Number.isFinite)) {
-      throw new ValidationError('argument', undefined, 'origin', 'must be three finite numbers');
+    checkCapacity(options.capacity);
+    if (options.origin !== undefined) {
+      checkOrigin(options.origin);
     }
-    return new BoxSet(ctx, canonical, options);
+    const origin: Vec3 = options.origin ? [options.origin[0], options.origin[1], options.origin[2]] : defaultOrigin(canonical);
+    checkBoxRange(canonical, origin);
+    return new BoxSet(ctx, canonical, origin, options);
+  }
+
+  /**
+   * Floating origin: positions are stored on the GPU relative to this point, and rays are
+   * re-based to it, so float32 precision follows the distance from here (see {@link rebase}).
+   */
+  get origin(): Vec3 {
+    return this.currentOrigin;
   }
 
   /** Number of boxes. */
@@ -144,10 +156,10 @@ export class BoxSet {
     this.ctx.assertAlive(operation);
   }
 
-  private writeAll(): void {
+  private writeAll(origin: Vec3): void {
     const q = this.ctx.device.queue;
     if (this.host.count > 0) {
-      q.writeBuffer(this.gpuBoxes, 0, packBoxes(this.host, this.origin));
+      q.writeBuffer(this.gpuBoxes, 0, packBoxes(this.host, origin));
       if (this.hostMasks) {
         q.writeBuffer(this.gpuMasks, 0, this.hostMasks);
       }
@@ -158,7 +170,9 @@ export class BoxSet {
     if (count <= this.capacity) {
       return;
     }
-    const capacity = Math.max(count, this.capacity * 2);
+    // Doubling, but never past the binding limit while `count` itself still fits.
+    const fits = Math.floor(Math.min(this.ctx.limits.maxStorageBufferBindingSize, this.ctx.limits.maxBufferSize) / OBB.SIZE);
+    const capacity = Math.max(count, Math.min(this.capacity * 2, fits));
     this.ctx.assertBindingFits(`box set "${this.label}"`, capacity * OBB.SIZE);
     const boxes = this.ctx.createBuffer({ label: `${this.ctx.label}:${this.label}`, size: capacity * OBB.SIZE, usage: USAGE });
     const masks = this.ctx.createBuffer({ label: `${this.ctx.label}:${this.label}:masks`, size: capacity * 4, usage: USAGE });
@@ -178,11 +192,14 @@ export class BoxSet {
     this.assertUsable('BoxSet.set');
     const canonical = canonicalBoxes(boxes);
     checkMasks(masks, canonical.count);
+    const maskCopy = masks ? masks.slice() : undefined;
     await this.ctx.sequence('BoxSet.set', () => {
+      this.assertUsable('BoxSet.set');
+      checkBoxRange(canonical, this.currentOrigin);
       this.grow(canonical.count);
       this.host = canonical;
-      this.hostMasks = masks ? masks.slice() : undefined;
-      this.writeAll();
+      this.hostMasks = maskCopy;
+      this.writeAll(this.currentOrigin);
     });
   }
 
@@ -190,30 +207,74 @@ export class BoxSet {
   async update(first: number, boxes: BoxSource): Promise<void> {
     this.assertUsable('BoxSet.update');
     const canonical = canonicalBoxes(boxes);
-    if (!Number.isInteger(first) || first < 0 || first + canonical.count > this.host.count) {
-      throw new ValidationError('argument', undefined, 'first',
-        `= ${first}: boxes [${first}, ${first + canonical.count}) are outside the set (0..${this.host.count})`);
+    const outside = (): ValidationError => new ValidationError('argument', undefined, 'first',
+      `= ${first}: boxes [${first}, ${first + canonical.count}) are outside the set (0..${this.host.count})`);
+    if (!Number.isInteger(first) || first < 0) {
+      throw outside();
     }
     await this.ctx.sequence('BoxSet.update', () => {
+      // Checked at this call's turn: a set() issued just before (not yet applied) sets the size.
+      this.assertUsable('BoxSet.update');
+      if (first + canonical.count > this.host.count) {
+        throw outside();
+      }
+      checkBoxRange(canonical, this.currentOrigin, first);
       const data = this.host.data.slice();
       data.set(canonical.data, first * BOX_F64.STRIDE);
       this.host = { count: this.host.count, data };
-      this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.origin));
+      this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin));
     });
   }
 
   /** Replaces masks `[first, first + masks.length)`. */
   async setMasks(masks: Uint32Array, first = 0): Promise<void> {
     this.assertUsable('BoxSet.setMasks');
-    if (!Number.isInteger(first) || first < 0 || first + masks.length > this.host.count) {
-      throw new ValidationError('argument', undefined, 'masks',
-        `[${first}, ${first + masks.length}) are outside the set (0..${this.host.count})`);
+    if (!(masks instanceof Uint32Array)) {
+      throw new ValidationError('argument', undefined, 'masks', 'must be a Uint32Array');
     }
+    const outside = (): ValidationError => new ValidationError('argument', undefined, 'masks',
+      `[${first}, ${first + masks.length}) are outside the set (0..${this.host.count})`);
+    if (!Number.isInteger(first) || first < 0) {
+      throw outside();
+    }
+    const copy = masks.slice(); // the caller may reuse its array before this call's turn
     await this.ctx.sequence('BoxSet.setMasks', () => {
+      this.assertUsable('BoxSet.setMasks');
+      if (first + copy.length > this.host.count) {
+        throw outside();
+      }
       const all = this.hostMasks ? this.hostMasks.slice() : new Uint32Array(this.host.count).fill(0xffffffff);
-      all.set(masks, first);
+      all.set(copy, first);
       this.hostMasks = all;
       this.ctx.device.queue.writeBuffer(this.gpuMasks, 0, all);
+    });
+  }
+
+  /**
+   * Moves the floating origin (default: the centre of the current boxes' bounds) and re-uploads
+   * every box relative to it from the float64 host copy. Float32 error grows with the distance
+   * from the origin, so a set much wider than the region its queries look at (a 100 km map
+   * queried around one vehicle) should be re-based near the queries, as a floating-origin
+   * engine shifts its world. Queries issued before see the old origin, queries issued after see
+   * the new one; results are in world coordinates either way. Refused (nothing changes) if a
+   * box would lie beyond `GPU_MAX_COORDINATE` (src/gpu/inputs.ts) of the new origin.
+   *
+   * @example
+   * await set.rebase(vehiclePosition); // then cast the vehicle's LiDAR rays
+   */
+  async rebase(origin?: Vec3): Promise<void> {
+    this.assertUsable('BoxSet.rebase');
+    if (origin !== undefined) {
+      checkOrigin(origin);
+    }
+    const given: Vec3 | undefined = origin ? [origin[0], origin[1], origin[2]] : undefined;
+    await this.ctx.sequence('BoxSet.rebase', () => {
+      this.assertUsable('BoxSet.rebase');
+      // The host copy as of this call's turn (earlier calls are applied first).
+      const target = given ?? defaultOrigin(this.host);
+      checkBoxRange(this.host, target);
+      this.currentOrigin = target;
+      this.writeAll(target);
     });
   }
 
@@ -223,6 +284,7 @@ export class BoxSet {
       return;
     }
     this.destroyed = true;
+    this.unregister();
     this.ctx.destroyBuffer(this.gpuBoxes);
     this.ctx.destroyBuffer(this.gpuMasks);
   }

@@ -14,6 +14,15 @@ import { getKernel, KERNELS, type KernelName } from './pipelines.ts';
 import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './RayQueries.ts';
 
 /**
+ * Options of {@link ObbGpu.create}: those of the context (device, adapter, `limits`,
+ * `autoRecover`, …) plus the kernels' workgroup size and ray-kernel tuning.
+ */
+export interface ObbGpuOptions extends GpuContextOptions {
+  readonly workgroupSize?: number;
+  readonly rayTuning?: Partial<RayKernelTuning>;
+}
+
+/**
  * @example
  * const gpu = await ObbGpu.create();
  * const set = gpu.createBoxSet([{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
@@ -39,9 +48,7 @@ export class ObbGpu {
    * Acquires a device (or wraps `options.device`) and compiles every kernel up front, so compile
    * errors surface here (as ShaderCompileError with file:line) and queries start at once.
    */
-  static async create(
-    options: GpuContextOptions & { readonly workgroupSize?: number; readonly rayTuning?: Partial<RayKernelTuning> } = {},
-  ): Promise<ObbGpu> {
+  static async create(options: ObbGpuOptions = {}): Promise<ObbGpu> {
     const workgroupSize = options.workgroupSize ?? WORKGROUP_SIZE;
     if (!Number.isInteger(workgroupSize) || workgroupSize < 1 || workgroupSize > 256) {
       throw new ValidationError('argument', undefined, 'workgroupSize', `must be an integer in 1..256 (got ${String(workgroupSize)})`);
@@ -58,6 +65,24 @@ export class ObbGpu {
       throw error;
     }
     return gpu;
+  }
+
+  /**
+   * After a device loss (or on demand): a new device, and every live BoxSet rebuilt there from
+   * its float64 host copy. The sets stay the same objects, so references held elsewhere stay
+   * valid. Queries issued before the call fail with DeviceLostError; queries issued after it
+   * wait for the new device and answer as if nothing happened. Kernels compile again on first
+   * use (they compiled before, so this cannot fail for a WGSL reason). Buffers handed out
+   * earlier (`closestHitBuffers`) died with the old device. Pass `device` when this object wraps
+   * a device of yours. See also the `autoRecover` option.
+   *
+   * @example
+   * try { hits = await gpu.closestHit(set, rays) } catch (e) {
+   *   if (e instanceof DeviceLostError) { await gpu.recover(); hits = await gpu.closestHit(set, rays) }
+   * }
+   */
+  recover(options: { readonly device?: GPUDevice } = {}): Promise<void> {
+    return this.ctx.recover(options);
   }
 
   /** The adapter's name, e.g. "google swiftshader (fallback)". */

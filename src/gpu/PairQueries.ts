@@ -15,7 +15,7 @@ import type { SatOptions } from '../reference/query/obbObbSat.ts';
 import type { BoxSet } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
-import { checkCapacity } from './inputs.ts';
+import { checkBoxRange, checkCapacity, checkSet } from './inputs.ts';
 import { dispatchGrid, getKernel, type KernelName } from './pipelines.ts';
 
 /** Per-pair SAT results read back from the GPU. */
@@ -43,11 +43,30 @@ function checkTolerance(options: SatOptions): number {
   return tol;
 }
 
-/** Flat pair indices from either form. */
+/**
+ * Flat pair indices (a copy) from either form. Checks the shape and that every index is a
+ * non-negative integer; checkPairs checks them against the set's size at the query's turn.
+ */
 function flatPairs(pairs: Uint32Array | readonly (readonly [number, number])[]): Uint32Array {
   if (pairs instanceof Uint32Array) {
-    return pairs;
+    if (pairs.length % 2 !== 0) {
+      throw new ValidationError('argument', undefined, 'pairs', `length ${pairs.length} is odd (expected [i0, j0, i1, j1, …])`);
+    }
+    return pairs.slice();
   }
+  if (!Array.isArray(pairs)) {
+    throw new ValidationError('argument', undefined, 'pairs', 'must be a Uint32Array [i0, j0, i1, j1, …] or an array of [i, j] pairs');
+  }
+  pairs.forEach((p: unknown, k) => {
+    if (!Array.isArray(p) || p.length !== 2) {
+      throw new ValidationError('pair', k, 'value', 'must be an array of two box indices [i, j]');
+    }
+    p.forEach((x: unknown, c) => {
+      if (!(typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 0xffffffff)) {
+        throw new ValidationError('pair', k, c === 0 ? 'i' : 'j', `= ${String(x)} is not a box index (a non-negative integer)`);
+      }
+    });
+  });
   const out = new Uint32Array(pairs.length * 2);
   pairs.forEach((p, k) => {
     out[2 * k] = p[0];
@@ -112,13 +131,21 @@ export class PairQueries {
   }
 
   /** Runs a per-item kernel writing PairResult records and reads them back. */
+  /**
+   * Runs a per-item kernel writing PairResult records and reads them back. `countAtTurn` and
+   * `buildInputs` run at the query's turn in the sequence, against the set as it is then.
+   */
   private async perItem(
-    op: KernelName, count: number, buildInputs: () => { params: GPUBuffer; inputs: Record<number, GPUBuffer>; owned: GPUBuffer[] },
+    op: KernelName, countAtTurn: () => number,
+    buildInputs: () => { params: GPUBuffer; inputs: Record<number, GPUBuffer>; owned: GPUBuffer[] },
   ): Promise<GpuPairResults> {
-    if (count === 0) {
-      return { count: 0, overlap: new Uint8Array(0), gap: new Float32Array(0), axis: new Uint8Array(0) };
-    }
+    const epoch = this.ctx.epoch;
     const job = await this.ctx.sequence(op, async () => {
+      const count = countAtTurn();
+      if (count === 0) {
+        return { count, all: [], results: undefined };
+      }
+      this.ctx.assertBindingFits('pair results', count * PAIR_RESULT.SIZE);
       const { params, inputs, owned } = buildInputs();
       const results = this.pool.acquire(count * PAIR_RESULT.SIZE, STORAGE_OUT, 'pair-results');
       const all = [params, results, ...owned];
@@ -128,10 +155,12 @@ export class PairQueries {
         all.forEach((b) => this.pool.release(b));
         throw error;
       }
-      return { all, results };
+      return { count, all, results };
     });
     try {
-      return unpackPairResults(await this.ctx.readback(job.results, count * PAIR_RESULT.SIZE, 0, op), count);
+      const n = job.count;
+      const bytes = job.results ? await this.ctx.readback(job.results, n * PAIR_RESULT.SIZE, 0, op, epoch) : new ArrayBuffer(0);
+      return unpackPairResults(bytes, n);
     } finally {
       job.all.forEach((b) => this.pool.release(b));
     }
@@ -144,12 +173,16 @@ export class PairQueries {
    * const r = await pq.obbPairs(set, new Uint32Array([0, 1, 2, 3]), { faceOnly: false });
    */
   async obbPairs(set: BoxSet, pairs: Uint32Array | readonly (readonly [number, number])[], options: SatOptions = {}): Promise<GpuPairResults> {
+    checkSet(this.ctx, set);
     const tolerance = checkTolerance(options);
-    checkPairs(pairs, set.count, set.count);
+    // A copy (the caller may reuse its array before the turn), checked for shape and signs now
+    // and against the set's size at the query's turn.
     const flat = flatPairs(pairs);
     const n = flat.length / 2;
     this.ctx.assertBindingFits('pairs', flat.byteLength);
-    return this.perItem('obbPairs', n, () => {
+    this.ctx.assertBindingFits('pair results', n * PAIR_RESULT.SIZE);
+    return this.perItem('obbPairs', () => n, () => {
+      checkPairs(flat, set.count, set.count);
       const pairBuffer = this.pool.acquire(flat.byteLength, STORAGE_IN, 'pairs');
       this.ctx.device.queue.writeBuffer(pairBuffer, 0, flat);
       return {
@@ -167,10 +200,14 @@ export class PairQueries {
    * const r = await pq.obbOneVsMany({ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }, set);
    */
   async obbOneVsMany(box: BoxInput, set: BoxSet, options: SatOptions = {}): Promise<GpuPairResults> {
+    checkSet(this.ctx, set);
     const tolerance = checkTolerance(options);
     const query = toObb(box, 0);
-    const packed = packBoxes({ count: 1, data: Float64Array.from([...query.center, ...query.halfExtents, ...query.axes.flat()]) }, set.origin);
-    return this.perItem('obbOneVsMany', set.count, () => {
+    const queryArray = { count: 1, data: Float64Array.from([...query.center, ...query.halfExtents, ...query.axes.flat()]) };
+    return this.perItem('obbOneVsMany', () => set.count, () => {
+      // Against the set's origin at this query's turn.
+      checkBoxRange(queryArray, set.origin);
+      const packed = packBoxes(queryArray, set.origin);
       const one = this.pool.acquire(OBB.SIZE, STORAGE_IN, 'query-box');
       this.ctx.device.queue.writeBuffer(one, 0, packed);
       return {
@@ -203,16 +240,21 @@ export class PairQueries {
   }
 
   private async pairList(a: BoxSet, b: BoxSet, self: boolean, options: SatOptions & { readonly capacity?: number }): Promise<GpuPairList> {
+    checkSet(this.ctx, a, self ? 'set' : 'a');
+    checkSet(this.ctx, b, self ? 'set' : 'b');
     const tolerance = checkTolerance(options);
     checkCapacity(options.capacity);
     const op: KernelName = 'obbCross';
-    if (a.count === 0 || b.count === 0) {
-      return { pairs: new Uint32Array(0), count: 0, runs: 0 };
-    }
-    const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
     const flags = (options.faceOnly ? PAIR_OPT_FACE_ONLY : 0) | (self ? PAIR_OPT_SELF : 0);
     return this.ctx.sequence(op, async () => {
-      let capacity = options.capacity ?? Math.max(1024, 4 * Math.max(a.count, b.count));
+      // Counts and origins as of this query's turn (earlier set() or rebase() calls applied).
+      if (a.count === 0 || b.count === 0) {
+        return { pairs: new Uint32Array(0), count: 0, runs: 0 };
+      }
+      const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
+      // As in allHits: a first guess that fits one binding, then exactly the count, or a
+      // CapacityError when the count itself does not fit; never a truncated list.
+      let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * Math.max(a.count, b.count)), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 8)));
       for (let runs = 1; ; runs++) {
         this.ctx.assertBindingFits('pair list', capacity * 8);
         const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags, capacity });

@@ -17,7 +17,8 @@ import type { ClosestHits, AllHits } from '../reference/raycast.ts';
 import type { BoxSet } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
-import { canonicalRays, checkCapacity, checkRayFilters, type RaySource } from './inputs.ts';
+import { ValidationError } from '../errors.ts';
+import { canonicalRays, checkCapacity, checkRayFilters, checkRayRange, checkSet, type RaySource } from './inputs.ts';
 import { dispatchGrid, getKernel, type KernelConstants, type KernelName } from './pipelines.ts';
 
 /** Options of the GPU ray queries (the same filters as the CPU reference). */
@@ -80,11 +81,13 @@ export function rayKernelTuning(isFallbackAdapter: boolean): RayKernelTuning {
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
+/** Uniform buffers kept for dispatches recorded into callers' encoders (see encodedParams). */
+const ENCODED_PARAMS_CACHE = 64;
 
 interface PreparedRays {
   readonly rays: RayArray;
-  readonly packed: ArrayBuffer;
-  readonly flags: number;
+  readonly options: GpuRayOptions;
+  readonly extraFlags: number;
 }
 
 /**
@@ -101,10 +104,14 @@ export class RayQueries {
   /** The ray kernels' tuning knobs (WGSL overrides TILED and CULL); see {@link rayKernelTuning}. */
   readonly tuning: RayKernelTuning;
 
+  private readonly paramsCache = new Map<string, GPUBuffer>();
+
   constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE, tuning?: Partial<RayKernelTuning>) {
     this.pool = pool ?? new BufferPool(ctx);
     this.workgroupSize = workgroupSize;
     this.tuning = { ...rayKernelTuning(ctx.adapter.isFallbackAdapter), ...tuning };
+    // The cached uniforms lived on the old device.
+    ctx.onRecover(() => this.paramsCache.clear());
   }
 
   /** Override constants of the ray kernels for this instance. */
@@ -112,19 +119,45 @@ export class RayQueries {
     return { TILED: this.tuning.tiled, CULL: this.tuning.cull };
   }
 
+  /**
+   * Validates everything that does not depend on the set's state at the query's turn, and copies
+   * the caller's arrays (packing happens at the turn; the caller may reuse them before).
+   */
   private prepare(set: BoxSet, source: RaySource, options: GpuRayOptions, extraFlags = 0): PreparedRays {
+    checkSet(this.ctx, set);
     const rays = canonicalRays(source);
-    checkRayFilters(rays.count, set.count, options.rayMasks, options.exclude);
+    checkRayFilters(rays.count, undefined, options.rayMasks, options.exclude);
     this.ctx.assertBindingFits('rays', rays.count * RAY.SIZE);
+    const copy: { -readonly [K in keyof GpuRayOptions]: GpuRayOptions[K] } = {};
+    if (options.solid !== undefined) {
+      copy.solid = options.solid;
+    }
+    if (options.rayMasks) {
+      copy.rayMasks = options.rayMasks.slice();
+    }
+    if (options.exclude) {
+      copy.exclude = options.exclude.slice();
+    }
+    return { rays, options: copy, extraFlags };
+  }
+
+  /**
+   * Packs the rays against the set as it is at the query's turn in the sequence (its origin and
+   * masks may have changed since the call, by calls issued earlier).
+   */
+  private pack(set: BoxSet, prep: PreparedRays): { packed: ArrayBuffer; flags: number } {
+    const { rays, options } = prep;
+    checkRayFilters(rays.count, set.count, options.rayMasks, options.exclude);
+    checkRayRange(rays, set.origin);
     const packed = packRays(rays, set.origin, { masks: options.rayMasks, exclude: options.exclude });
-    let flags = extraFlags;
+    let flags = prep.extraFlags;
     if (options.solid === false) {
       flags |= RAY_OPT_NOT_SOLID;
     }
     if (set.masks) {
       flags |= RAY_OPT_BOX_MASKS;
     }
-    return { rays, packed, flags };
+    return { packed, flags };
   }
 
   private params(rayCount: number, boxCount: number, flags: number, capacity: number): GPUBuffer {
@@ -150,6 +183,7 @@ export class RayQueries {
   private async dispatch(
     name: KernelName, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
     outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites,
+    operation: string = name,
   ): Promise<void> {
     const kernel = await getKernel(this.ctx.device, name, this.workgroupSize, this.constants);
     const entries: GPUBindGroupEntry[] = [
@@ -160,7 +194,7 @@ export class RayQueries {
       ...Object.entries(outputs).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
     ];
     const own = encoder === undefined;
-    await this.ctx.scoped(`${name} (${rayCount} rays × ${set.count} boxes)`, () => {
+    await this.ctx.scoped(`${operation} (${rayCount} rays × ${set.count} boxes)`, () => {
       const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${name}` });
       const bindGroup = this.ctx.device.createBindGroup({ label: `${this.ctx.label}:${name}:bind-group`, layout: kernel.layout, entries });
       const pass = enc.beginComputePass(timestampWrites
@@ -191,9 +225,11 @@ export class RayQueries {
       return unpackClosest(new ArrayBuffer(0), undefined, prep.rays);
     }
     const op = 'closestHit';
+    const epoch = this.ctx.epoch;
     const buffers = await this.ctx.sequence(op, async () => {
-      const params = this.params(n, set.count, prep.flags, 0);
-      const rays = this.upload(prep.packed, 'rays');
+      const { packed, flags } = this.pack(set, prep);
+      const params = this.params(n, set.count, flags, 0);
+      const rays = this.upload(packed, 'rays');
       const hits = this.pool.acquire(n * HIT.SIZE, STORAGE_OUT, 'hits');
       const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : 16, STORAGE_OUT, 'hit-geometry');
       const all = [params, rays, hits, geometry];
@@ -207,8 +243,8 @@ export class RayQueries {
     });
     try {
       const [hitBytes, geometryBytes] = await Promise.all([
-        this.ctx.readback(buffers.hits, n * HIT.SIZE, 0, op),
-        options.geometry ? this.ctx.readback(buffers.geometry, n * HIT_GEOMETRY.SIZE, 0, op) : undefined,
+        this.ctx.readback(buffers.hits, n * HIT.SIZE, 0, op, epoch),
+        options.geometry ? this.ctx.readback(buffers.geometry, n * HIT_GEOMETRY.SIZE, 0, op, epoch) : undefined,
       ]);
       return unpackClosest(hitBytes, geometryBytes, prep.rays);
     } finally {
@@ -228,10 +264,11 @@ export class RayQueries {
     const n = prep.rays.count;
     const ctx = this.ctx;
     return ctx.sequence('closestHitBuffers', async () => {
+      const { packed, flags } = this.pack(set, prep);
       const hits = ctx.createBuffer({ label: `${ctx.label}:hits`, size: Math.max(16, n * HIT.SIZE), usage: STORAGE_OUT | BufferUsage.VERTEX });
       const geometry = ctx.createBuffer({ label: `${ctx.label}:hit-geometry`, size: Math.max(32, n * HIT_GEOMETRY.SIZE), usage: STORAGE_OUT | BufferUsage.VERTEX });
-      const params = this.params(n, set.count, prep.flags, 0);
-      const rays = this.upload(prep.packed, 'rays');
+      const params = this.params(n, set.count, flags, 0);
+      const rays = this.upload(packed, 'rays');
       try {
         if (n > 0) {
           await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry });
@@ -272,16 +309,60 @@ export class RayQueries {
     hits: GPUBuffer, geometry: GPUBuffer,
     options: { readonly solid?: boolean; readonly geometry?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
   ): Promise<void> {
-    let flags = options.geometry === false ? 0 : RAY_OPT_GEOMETRY;
+    const op = 'encodeClosestHit';
+    checkSet(this.ctx, set);
+    if (!Number.isInteger(rayCount) || rayCount < 0) {
+      throw new ValidationError('argument', undefined, 'rayCount', `must be a non-negative integer (got ${String(rayCount)})`);
+    }
+    const geometryOut = options.geometry !== false;
+    const sizes: [string, GPUBuffer, number][] = [['rays', rays, rayCount * RAY.SIZE], ['hits', hits, rayCount * HIT.SIZE]];
+    if (geometryOut) {
+      sizes.push(['geometry', geometry, rayCount * HIT_GEOMETRY.SIZE]);
+    }
+    for (const [field, buffer, need] of sizes) {
+      if (!buffer || typeof buffer.size !== 'number' || buffer.size < need) {
+        throw new ValidationError('argument', undefined, field, `must be a GPUBuffer of at least ${need} bytes for ${rayCount} rays (got ${buffer?.size ?? String(buffer)})`);
+      }
+    }
+    // Buffer usages are left to WebGPU's own validation, which the error scope turns into a
+    // GpuError naming this operation.
+    let flags = geometryOut ? RAY_OPT_GEOMETRY : 0;
     if (options.solid === false) {
       flags |= RAY_OPT_NOT_SOLID;
     }
     if (set.masks) {
       flags |= RAY_OPT_BOX_MASKS;
     }
-    const params = this.params(rayCount, set.count, flags, 0);
-    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder, options.timestampWrites);
-    void this.ctx.device.queue.onSubmittedWorkDone().then(() => this.pool.release(params), () => undefined);
+    const params = this.encodedParams(rayCount, set.count, flags);
+    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder, options.timestampWrites, op);
+  }
+
+  /**
+   * The uniform of a dispatch recorded into a caller's encoder. The caller submits when it
+   * likes, so the buffer must never change afterwards: one immutable buffer per distinct
+   * (ray count, box count, flags), cached (a picking loop reuses one), freed with the context.
+   * The cache keeps the newest ENCODED_PARAMS_CACHE entries; an evicted entry is destroyed, which
+   * only matters for an encoder left unsubmitted across that many distinct encodes.
+   */
+  private encodedParams(rayCount: number, boxCount: number, flags: number): GPUBuffer {
+    const key = `${rayCount}:${boxCount}:${flags}`;
+    const cached = this.paramsCache.get(key);
+    if (cached) {
+      return cached;
+    }
+    const data = new Uint32Array(RAY_PARAMS.SIZE / 4);
+    data[RAY_PARAMS.RAY_COUNT / 4] = rayCount;
+    data[RAY_PARAMS.BOX_COUNT / 4] = boxCount;
+    data[RAY_PARAMS.FLAGS / 4] = flags;
+    const buffer = this.ctx.createBuffer({ label: `${this.ctx.label}:encoded-rays:params`, size: RAY_PARAMS.SIZE, usage: UNIFORM });
+    this.ctx.device.queue.writeBuffer(buffer, 0, data);
+    this.paramsCache.set(key, buffer);
+    if (this.paramsCache.size > ENCODED_PARAMS_CACHE) {
+      const [oldestKey, oldest] = this.paramsCache.entries().next().value as [string, GPUBuffer];
+      this.paramsCache.delete(oldestKey);
+      this.ctx.destroyBuffer(oldest);
+    }
+    return buffer;
   }
 
   /**
@@ -296,9 +377,11 @@ export class RayQueries {
     if (n === 0) {
       return new Uint8Array(0);
     }
+    const epoch = this.ctx.epoch;
     const buffers = await this.ctx.sequence('anyHit', async () => {
-      const params = this.params(n, set.count, prep.flags, 0);
-      const rays = this.upload(prep.packed, 'rays');
+      const { packed, flags: rayFlags } = this.pack(set, prep);
+      const params = this.params(n, set.count, rayFlags, 0);
+      const rays = this.upload(packed, 'rays');
       const flags = this.pool.acquire(n * 4, STORAGE_OUT, 'any-flags');
       const all = [params, rays, flags];
       try {
@@ -310,7 +393,7 @@ export class RayQueries {
       return { all, flags };
     });
     try {
-      const bytes = await this.ctx.readback(buffers.flags, n * 4, 0, 'anyHit');
+      const bytes = await this.ctx.readback(buffers.flags, n * 4, 0, 'anyHit', epoch);
       return Uint8Array.from(new Uint32Array(bytes));
     } finally {
       buffers.all.forEach((b) => this.pool.release(b));
@@ -332,12 +415,15 @@ export class RayQueries {
     const n = prep.rays.count;
     const op = 'allHits';
     return this.ctx.sequence(op, async () => {
-      let capacity = options.capacity ?? Math.max(1024, 4 * n);
-      const rays = this.upload(prep.packed, 'rays');
+      // The first guess never exceeds what one binding can hold; the re-run asks for exactly
+      // the count, and a count beyond the limit is a CapacityError, never a truncated list.
+      let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * n), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / HIT_RECORD.SIZE)));
+      const { packed, flags } = this.pack(set, prep);
+      const rays = this.upload(packed, 'rays');
       try {
         for (let runs = 1; ; runs++) {
           this.ctx.assertBindingFits('all-hits list', capacity * HIT_RECORD.SIZE);
-          const params = this.params(n, set.count, prep.flags, capacity);
+          const params = this.params(n, set.count, flags, capacity);
           const records = this.pool.acquire(capacity * HIT_RECORD.SIZE, STORAGE_OUT, 'hit-records');
           const counter = this.pool.acquire(4, STORAGE_OUT, 'hit-counter');
           try {

@@ -1,7 +1,9 @@
 /**
  * A pool of GPU buffers keyed by usage and power-of-two size class. Queries borrow their upload,
  * output and staging buffers here and give them back only once the GPU is done with them (after
- * the readback of the same submission resolved), so a buffer is never reused too early.
+ * the readback of the same submission resolved), so a buffer is never reused too early. After a
+ * device loss and `recover()` the pool forgets the old device's buffers, and a buffer of the old
+ * device given back late is destroyed, never handed out again.
  */
 import type { GpuContext } from './device.ts';
 
@@ -24,16 +26,27 @@ function sizeClass(size: number): number {
  */
 export class BufferPool {
   private readonly free = new Map<string, GPUBuffer[]>();
-  private readonly sizes = new WeakMap<GPUBuffer, string>();
+  private readonly sizes = new WeakMap<GPUBuffer, { key: string; device: GPUDevice }>();
   /** Bytes kept for reuse; above this, released buffers are destroyed instead. */
   maxRetainedBytes = 256 * 1024 * 1024;
   private retained = 0;
 
-  constructor(private readonly ctx: GpuContext) {}
+  constructor(private readonly ctx: GpuContext) {
+    // The old device's buffers went with it; start empty on the new one.
+    ctx.onRecover(() => {
+      this.free.clear();
+      this.retained = 0;
+    });
+  }
 
   /** A buffer of at least `size` bytes with exactly `usage`. */
   acquire(size: number, usage: GPUBufferUsageFlags, label: string): GPUBuffer {
-    const cls = sizeClass(size);
+    // Round up to a size class, unless the class would exceed a limit the size itself respects
+    // (a whole-buffer storage binding must fit maxStorageBufferBindingSize).
+    const limits = this.ctx.limits;
+    const cap = Math.min(limits.maxBufferSize, limits.maxStorageBufferBindingSize);
+    const rounded = sizeClass(size);
+    const cls = rounded > cap && size <= cap ? Math.ceil(size / 4) * 4 : rounded;
     const key = `${usage}:${cls}`;
     const list = this.free.get(key);
     const reused = list?.pop();
@@ -42,7 +55,7 @@ export class BufferPool {
       return reused;
     }
     const buffer = this.ctx.createBuffer({ label: `${this.ctx.label}:${label}`, size: cls, usage });
-    this.sizes.set(buffer, key);
+    this.sizes.set(buffer, { key, device: this.ctx.device });
     return buffer;
   }
 
@@ -51,11 +64,12 @@ export class BufferPool {
     if (!buffer) {
       return;
     }
-    const key = this.sizes.get(buffer);
-    if (!key || this.ctx.isLost || this.retained + buffer.size > this.maxRetainedBytes) {
+    const entry = this.sizes.get(buffer);
+    if (!entry || entry.device !== this.ctx.device || this.ctx.isLost || this.retained + buffer.size > this.maxRetainedBytes) {
       this.ctx.destroyBuffer(buffer);
       return;
     }
+    const key = entry.key;
     const list = this.free.get(key) ?? [];
     list.push(buffer);
     this.free.set(key, list);

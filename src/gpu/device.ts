@@ -4,9 +4,12 @@
  * A {@link GpuContext} owns (or borrows) a GPUDevice, tracks every buffer it creates so that
  * `destroy()` frees them all, turns error-scope results into thrown {@link GpuError}s named by
  * operation, and turns a lost device into {@link DeviceLostError} for in-flight and later work.
+ * `recover()` gives it a fresh device and lets every registered resource (box sets, the buffer
+ * pool) rebuild itself there from its host copy; objects keep their identity, so references the
+ * caller holds stay valid.
  */
 import { BufferUsage, MapMode } from './flags.ts';
-import { CapacityError, DeviceLostError, GpuError } from '../errors.ts';
+import { CapacityError, DeviceLostError, GpuError, ValidationError } from '../errors.ts';
 
 /** What the adapter says about itself (copied: GPUAdapterInfo's fields are prototype getters). */
 export interface AdapterSummary {
@@ -30,7 +33,83 @@ export interface GpuContextOptions {
   readonly adapterOptions?: GPURequestAdapterOptions;
   /** Label prefix of every GPU object this context creates. */
   readonly label?: string;
+  /**
+   * Limits this context enforces *below* the device's own (never above): a set, ray batch or
+   * output list that would exceed them is refused with a {@link CapacityError} before anything
+   * is allocated. For embedding (keep this library within a budget on a device shared with a
+   * renderer) and for testing the capacity paths without allocating hundreds of megabytes
+   * (WebGPU raises a requested limit that is below the default back to the default, so a
+   * device with small limits cannot be requested).
+   */
+  readonly limits?: GpuLimitOverrides;
+  /**
+   * When the device is lost (driver reset, GPU process crash; not this context's `destroy()`),
+   * start {@link GpuContext.recover} at once: work in flight still fails with DeviceLostError,
+   * work issued afterwards waits for the new device. Only for a device this context requested:
+   * a caller's own device cannot be re-created here. Default false.
+   */
+  readonly autoRecover?: boolean;
 }
+
+/** Limits a context can lower (see {@link GpuContextOptions.limits}). */
+export interface GpuLimitOverrides {
+  readonly maxStorageBufferBindingSize?: number;
+  readonly maxBufferSize?: number;
+}
+
+/** The limits a context enforces: the device's, lowered by {@link GpuContextOptions.limits}. */
+export interface GpuContextLimits {
+  readonly maxStorageBufferBindingSize: number;
+  readonly maxBufferSize: number;
+}
+
+/** Something that lives on the device and can rebuild itself on a new one (see `onRecover`). */
+export type RecoverHook = () => void;
+
+function checkLimitOverrides(limits: GpuLimitOverrides | undefined): void {
+  for (const [name, value] of Object.entries(limits ?? {})) {
+    if (name !== 'maxStorageBufferBindingSize' && name !== 'maxBufferSize') {
+      throw new ValidationError('argument', undefined, `limits.${name}`, 'is not a limit this context can lower (maxStorageBufferBindingSize, maxBufferSize)');
+    }
+    if (!(Number.isInteger(value) && (value as number) >= 4)) {
+      throw new ValidationError('argument', undefined, `limits.${name}`, `must be an integer ≥ 4 (got ${String(value)})`);
+    }
+  }
+}
+
+/** Requests an adapter and a device with the adapter's largest storage-buffer limits. */
+async function requestDevice(options: GpuContextOptions, label: string): Promise<{ device: GPUDevice; adapter: AdapterSummary }> {
+  const gpu = options.gpu ?? (typeof navigator !== 'undefined' ? navigator.gpu : undefined);
+  if (!gpu) {
+    throw new Error(
+      'WebGPU is not available here (no navigator.gpu). Use a browser with WebGPU ' +
+        '(Chrome/Edge 113+, or Chromium with --enable-unsafe-webgpu), or the Node runtime.',
+    );
+  }
+  const adapter = await gpu.requestAdapter(options.adapterOptions);
+  if (!adapter) {
+    throw new Error('WebGPU found no adapter (requestAdapter returned null): no usable GPU or driver.');
+  }
+  const limits = adapter.limits;
+  const requiredFeatures: GPUFeatureName[] = [];
+  if (adapter.features.has('timestamp-query')) {
+    requiredFeatures.push('timestamp-query');
+  }
+  const device = await adapter.requestDevice({
+    label: `${label}:device`,
+    requiredFeatures,
+    requiredLimits: {
+      maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
+      maxBufferSize: limits.maxBufferSize,
+      maxStorageBuffersPerShaderStage: Math.min(limits.maxStorageBuffersPerShaderStage, 10),
+    },
+  });
+  const legacyFallback = (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  return { device, adapter: summarizeAdapter(adapter.info, legacyFallback) };
+}
+
+/** How long a failed GPU call waits for `device.lost` to say whether the device was the cause. */
+const LOSS_SETTLE_MS = 1000;
 
 export function summarizeAdapter(info: GPUAdapterInfo | undefined, isFallback: boolean): AdapterSummary {
   const vendor = info?.vendor ?? '';
@@ -52,24 +131,41 @@ export function summarizeAdapter(info: GPUAdapterInfo | undefined, isFallback: b
  * ctx.destroy();
  */
 export class GpuContext {
-  readonly device: GPUDevice;
-  readonly adapter: AdapterSummary;
   readonly label: string;
-  /** Resolves when the device is lost (never rejects). */
-  readonly lost: Promise<GPUDeviceLostInfo>;
+  private current: GPUDevice;
+  private adapterSummary: AdapterSummary;
+  private currentLost: Promise<GPUDeviceLostInfo>;
   private lostInfo: GPUDeviceLostInfo | undefined;
   private destroyed = false;
-  private readonly ownsDevice: boolean;
+  private ownsDevice: boolean;
+  private readonly options: GpuContextOptions;
   private readonly buffers = new Set<GPUBuffer>();
+  private readonly hooks = new Set<RecoverHook>();
   private order: Promise<unknown> = Promise.resolve();
+  /** Replaced (synchronously) by every `recover()`: work issued before it cannot complete. */
+  private currentEpoch: object = {};
+  private recovering: Promise<void> | undefined;
+  private recoveries = 0;
 
-  private constructor(device: GPUDevice, adapter: AdapterSummary, ownsDevice: boolean, label: string) {
-    this.device = device;
-    this.adapter = adapter;
+  private constructor(device: GPUDevice, adapter: AdapterSummary, ownsDevice: boolean, label: string, options: GpuContextOptions) {
+    this.current = device;
+    this.adapterSummary = adapter;
     this.ownsDevice = ownsDevice;
     this.label = label;
-    this.lost = device.lost.then((info) => {
-      this.lostInfo = info;
+    this.options = options;
+    this.currentLost = this.watch(device);
+  }
+
+  /** Follows `device.lost`: records the loss if `device` is still the current device. */
+  private watch(device: GPUDevice): Promise<GPUDeviceLostInfo> {
+    return device.lost.then((info) => {
+      if (device === this.current && !this.recovering) {
+        this.lostInfo = info;
+        if (this.options.autoRecover && this.ownsDevice && !this.destroyed) {
+          // Errors surface to whoever waits on the work queued behind the recovery.
+          this.recover().catch(() => undefined);
+        }
+      }
       return info;
     });
   }
@@ -83,50 +179,68 @@ export class GpuContext {
    */
   static async create(options: GpuContextOptions = {}): Promise<GpuContext> {
     const label = options.label ?? 'obb';
+    checkLimitOverrides(options.limits);
     if (options.device) {
       const info = (options.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
-      return new GpuContext(options.device, summarizeAdapter(info, false), false, label);
+      return new GpuContext(options.device, summarizeAdapter(info, false), false, label, options);
     }
-    const gpu = options.gpu ?? (typeof navigator !== 'undefined' ? navigator.gpu : undefined);
-    if (!gpu) {
-      throw new Error(
-        'WebGPU is not available here (no navigator.gpu). Use a browser with WebGPU ' +
-          '(Chrome/Edge 113+, or Chromium with --enable-unsafe-webgpu), or the Node runtime.',
-      );
-    }
-    const adapter = await gpu.requestAdapter(options.adapterOptions);
-    if (!adapter) {
-      throw new Error('WebGPU found no adapter (requestAdapter returned null): no usable GPU or driver.');
-    }
-    const limits = adapter.limits;
-    const requiredFeatures: GPUFeatureName[] = [];
-    if (adapter.features.has('timestamp-query')) {
-      requiredFeatures.push('timestamp-query');
-    }
-    const device = await adapter.requestDevice({
-      label: `${label}:device`,
-      requiredFeatures,
-      requiredLimits: {
-        maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
-        maxBufferSize: limits.maxBufferSize,
-        maxStorageBuffersPerShaderStage: Math.min(limits.maxStorageBuffersPerShaderStage, 10),
-      },
-    });
-    const legacyFallback = (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
-    return new GpuContext(device, summarizeAdapter(adapter.info, legacyFallback), true, label);
+    const { device, adapter } = await requestDevice(options, label);
+    return new GpuContext(device, adapter, true, label, options);
   }
 
-  /** Whether the device has been lost (or this context destroyed). */
+  /** The current device (a new one after each {@link recover}). */
+  get device(): GPUDevice {
+    return this.current;
+  }
+
+  /** What the adapter of the current device says about itself. */
+  get adapter(): AdapterSummary {
+    return this.adapterSummary;
+  }
+
+  /** Resolves when the current device is lost (never rejects). */
+  get lost(): Promise<GPUDeviceLostInfo> {
+    return this.currentLost;
+  }
+
+  /**
+   * An opaque token of the current device: it changes with every {@link recover}. A query takes
+   * it when issued and hands it to {@link readback} and {@link sequence}, so work begun on a
+   * device that has since been replaced fails with DeviceLostError rather than touch the new one.
+   */
+  get epoch(): object {
+    return this.currentEpoch;
+  }
+
+  /** How many times {@link recover} replaced the device. */
+  get recoveryCount(): number {
+    return this.recoveries;
+  }
+
+  /** The limits this context enforces (the device's, lowered by `options.limits`). */
+  get limits(): GpuContextLimits {
+    const device = this.current.limits;
+    const lower = this.options.limits ?? {};
+    return {
+      maxStorageBufferBindingSize: Math.min(device.maxStorageBufferBindingSize, lower.maxStorageBufferBindingSize ?? Infinity),
+      maxBufferSize: Math.min(device.maxBufferSize, lower.maxBufferSize ?? Infinity),
+    };
+  }
+
+  /** Whether the device has been lost (or this context destroyed); false while recovering. */
   get isLost(): boolean {
-    return this.lostInfo !== undefined || this.destroyed;
+    return (this.lostInfo !== undefined && !this.recovering) || this.destroyed;
   }
 
-  /** Throws DeviceLostError if the device is gone. Every operation calls this first. */
+  /**
+   * Throws DeviceLostError if the device is gone. Every operation calls this first. While a
+   * recovery runs this passes: sequenced work waits for the new device.
+   */
   assertAlive(operation: string): void {
     if (this.destroyed) {
       throw new DeviceLostError(`${operation}: the GPU context was destroyed`, 'destroyed');
     }
-    if (this.lostInfo) {
+    if (this.lostInfo && !this.recovering) {
       throw new DeviceLostError(
         `${operation}: the GPU device was lost (${this.lostInfo.reason}: ${this.lostInfo.message})`,
         this.lostInfo.reason,
@@ -134,14 +248,52 @@ export class GpuContext {
     }
   }
 
+  /** Throws DeviceLostError if `epoch` is not the current device's (see {@link epoch}). */
+  assertEpoch(operation: string, epoch: object): void {
+    if (epoch !== this.currentEpoch) {
+      throw new DeviceLostError(`${operation}: issued on a GPU device that has since been lost and replaced; issue it again`, 'replaced');
+    }
+  }
+
+  /**
+   * Maps a failure of GPU work to DeviceLostError when the device was lost (or replaced) under
+   * it, and rethrows it unchanged otherwise. A lost device rejects pending `mapAsync` calls
+   * before `device.lost` resolves, so for such GPU-side failures (`settle`) this waits briefly
+   * for the verdict; host-side errors (validation, capacity) pass straight through.
+   */
+  private async failure(operation: string, error: unknown, epoch: object, device: GPUDevice, settle: boolean): Promise<never> {
+    if (error instanceof DeviceLostError) {
+      throw error;
+    }
+    if (epoch !== this.currentEpoch) {
+      this.assertEpoch(operation, epoch);
+    }
+    if (settle && !this.destroyed && !this.lostInfo && device === this.current) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([device.lost, new Promise((resolve) => { timer = setTimeout(resolve, LOSS_SETTLE_MS); })]);
+      clearTimeout(timer);
+    }
+    if (epoch !== this.currentEpoch) {
+      this.assertEpoch(operation, epoch);
+    }
+    if (this.destroyed || this.lostInfo) {
+      this.assertAlive(operation);
+      if (this.lostInfo) {
+        throw new DeviceLostError(`${operation}: the GPU device was lost (${this.lostInfo.reason}: ${this.lostInfo.message})`, this.lostInfo.reason);
+      }
+    }
+    throw error;
+  }
+
   /** Creates a tracked buffer; `destroy()` of this context frees it if its owner did not. */
   createBuffer(descriptor: GPUBufferDescriptor): GPUBuffer {
     this.assertAlive(`create buffer ${descriptor.label ?? ''}`);
-    const maxSize = this.device.limits.maxBufferSize;
+    const maxSize = this.limits.maxBufferSize;
     if (descriptor.size > maxSize) {
       throw new CapacityError(
-        `${descriptor.label ?? 'buffer'}: ${descriptor.size} bytes exceed the device's maxBufferSize ` +
-          `(${maxSize}); split the data into several sets or use an adapter with larger limits`,
+        `${descriptor.label ?? 'buffer'}: ${descriptor.size} bytes exceed maxBufferSize ` +
+          `(${maxSize} bytes${this.lowered('maxBufferSize')}); split the data into several smaller sets or batches, ` +
+          'or use an adapter with larger limits',
         'maxBufferSize', descriptor.size, maxSize,
       );
     }
@@ -162,13 +314,20 @@ export class GpuContext {
     return this.buffers.size;
   }
 
+  /** ", lowered by this context's options" when the option, not the device, sets the limit. */
+  private lowered(name: keyof GpuLimitOverrides): string {
+    const lower = this.options.limits?.[name];
+    return lower !== undefined && lower < this.current.limits[name] ? `, lowered from the device's ${this.current.limits[name]} by this context's limits option` : '';
+  }
+
   /** Checks a storage binding of `size` bytes fits the device; throws CapacityError otherwise. */
   assertBindingFits(what: string, size: number): void {
-    const limit = this.device.limits.maxStorageBufferBindingSize;
+    const limit = this.limits.maxStorageBufferBindingSize;
     if (size > limit) {
       throw new CapacityError(
-        `${what}: ${size} bytes exceed the device's maxStorageBufferBindingSize (${limit}); ` +
-          'split the data into smaller sets or use an adapter with larger limits',
+        `${what}: ${size} bytes exceed maxStorageBufferBindingSize (${limit} bytes` +
+          `${this.lowered('maxStorageBufferBindingSize')}); split the data into smaller sets or batches, ` +
+          'or use an adapter with larger limits',
         'maxStorageBufferBindingSize', size, limit,
       );
     }
@@ -179,8 +338,9 @@ export class GpuContext {
    * after `operation` if either catches something. `encode` must not await (error scopes are a
    * per-device stack; pushing and popping in one synchronous run keeps concurrent queries apart).
    */
-  async scoped<T>(operation: string, encode: () => T): Promise<T> {
+  async scoped<T>(operation: string, encode: () => T, epoch: object = this.currentEpoch): Promise<T> {
     this.assertAlive(operation);
+    this.assertEpoch(operation, epoch);
     const device = this.device;
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
@@ -193,9 +353,19 @@ export class GpuContext {
     }
     const validation = device.popErrorScope();
     const oom = device.popErrorScope();
-    const [v, o] = await Promise.all([validation, oom]);
+    let v: GPUError | null;
+    let o: GPUError | null;
+    try {
+      [v, o] = await Promise.all([validation, oom]);
+    } catch (error) {
+      return this.failure(operation, error, epoch, device, true);
+    }
     if (failure !== undefined) {
       throw failure;
+    }
+    if ((v || o) && (epoch !== this.currentEpoch || this.isLost)) {
+      // Buffers of a replaced device used on the new one: the loss, not a bug, caused this.
+      return this.failure(operation, new GpuError(operation, (v ?? o)?.message ?? '', v ? 'validation' : 'out-of-memory'), epoch, device, false);
     }
     if (v) {
       throw new GpuError(operation, v.message, 'validation');
@@ -211,8 +381,9 @@ export class GpuContext {
    * staging → copy → mapAsync → copy out → unmap. Each call has its own staging buffer, so
    * concurrent readbacks never share one.
    */
-  async readback(source: GPUBuffer, size: number, offset = 0, operation = 'readback'): Promise<ArrayBuffer> {
+  async readback(source: GPUBuffer, size: number, offset = 0, operation = 'readback', epoch: object = this.currentEpoch): Promise<ArrayBuffer> {
     this.assertAlive(operation);
+    this.assertEpoch(operation, epoch);
     if (size === 0) {
       return new ArrayBuffer(0);
     }
@@ -226,8 +397,8 @@ export class GpuContext {
         const encoder = this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
         encoder.copyBufferToBuffer(source, offset, staging, 0, alignTo(size, 4));
         this.device.queue.submit([encoder.finish()]);
-      });
-      await this.whileAlive(operation, staging.mapAsync(MapMode.READ));
+      }, epoch);
+      await this.whileAlive(operation, staging.mapAsync(MapMode.READ), epoch);
       const out = staging.getMappedRange(0, alignTo(size, 4)).slice(0, size);
       staging.unmap();
       return out;
@@ -236,18 +407,20 @@ export class GpuContext {
     }
   }
 
-  /** Awaits `promise`, but rejects with DeviceLostError if the device is lost first. */
-  async whileAlive<T>(operation: string, promise: Promise<T>): Promise<T> {
-    const lost = this.lost.then((info): never => {
+  /**
+   * Awaits `promise`, but rejects with DeviceLostError if the device is lost first, or if the
+   * promise fails because the device was lost or replaced under it.
+   */
+  async whileAlive<T>(operation: string, promise: Promise<T>, epoch: object = this.currentEpoch): Promise<T> {
+    const device = this.current;
+    const lost = this.currentLost.then((info): never => {
       throw new DeviceLostError(`${operation}: the GPU device was lost (${info.reason}: ${info.message})`, info.reason);
     });
+    lost.catch(() => undefined);
     try {
       return await Promise.race([promise, lost]);
     } catch (error) {
-      if (this.isLost && !(error instanceof DeviceLostError)) {
-        this.assertAlive(operation);
-      }
-      throw error;
+      return this.failure(operation, error, epoch, device, true);
     }
   }
 
@@ -257,12 +430,97 @@ export class GpuContext {
    * data as it was when the query was issued, whatever awaits happen inside each operation.
    */
   sequence<T>(operation: string, submit: () => T | Promise<T>): Promise<T> {
-    const run = this.order.then(() => {
+    const epoch = this.currentEpoch;
+    const device = this.current;
+    const run = this.order.then(async () => {
       this.assertAlive(operation);
-      return submit();
+      this.assertEpoch(operation, epoch);
+      try {
+        return await submit();
+      } catch (error) {
+        return this.failure(operation, error, epoch, device, false);
+      }
     });
     this.order = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Registers `hook` to run right after {@link recover} installed a new device (to re-create
+   * buffers there and re-upload host data). Returns a function that unregisters it.
+   *
+   * @example
+   * const off = ctx.onRecover(() => { buffer = ctx.createBuffer(desc); ctx.device.queue.writeBuffer(buffer, 0, hostCopy); });
+   * // … off() when the owner is destroyed
+   */
+  onRecover(hook: RecoverHook): () => void {
+    this.hooks.add(hook);
+    return () => {
+      this.hooks.delete(hook);
+    };
+  }
+
+  /**
+   * Replaces the device, after a loss or on demand: requests a new adapter and device as
+   * `create` did (or installs `device`, which a context wrapping a caller's device needs), then
+   * runs every {@link onRecover} hook so that box sets and pools rebuild themselves from their
+   * host copies. Work issued before the call fails with DeviceLostError (its device is gone);
+   * work issued after it waits for the new device. A live device this context owns is destroyed
+   * first. Resolves when the new device is ready; concurrent calls share one recovery.
+   *
+   * @example
+   * gpu.ctx.lost.then(() => gpu.recover());
+   */
+  recover(options: { readonly device?: GPUDevice } = {}): Promise<void> {
+    if (this.destroyed) {
+      return Promise.reject(new DeviceLostError('recover: the GPU context was destroyed; create a new one', 'destroyed'));
+    }
+    if (this.recovering) {
+      return this.recovering;
+    }
+    if (!options.device && !this.ownsDevice) {
+      return Promise.reject(new Error(
+        'recover: this context wraps a device it did not create; pass the replacement: recover({ device })',
+      ));
+    }
+    const old = this.current;
+    this.currentEpoch = {};
+    if (this.ownsDevice && !this.lostInfo) {
+      old.destroy();
+    }
+    const recovery = (async () => {
+      try {
+        const next = options.device
+          ? { device: options.device, adapter: summarizeAdapter((options.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo, false) }
+          : await requestDevice(this.options, this.label);
+        if (this.destroyed) {
+          if (!options.device) {
+            next.device.destroy();
+          }
+          throw new DeviceLostError('recover: the GPU context was destroyed during recovery', 'destroyed');
+        }
+        // The old device's buffers are gone with it (destroying them there is harmless).
+        for (const buffer of this.buffers) {
+          buffer.destroy();
+        }
+        this.buffers.clear();
+        this.current = next.device;
+        this.adapterSummary = next.adapter;
+        this.ownsDevice = !options.device;
+        this.lostInfo = undefined;
+        this.currentLost = this.watch(next.device);
+        this.recoveries++;
+        for (const hook of [...this.hooks]) {
+          hook();
+        }
+      } finally {
+        this.recovering = undefined;
+      }
+    })();
+    this.recovering = recovery;
+    // Work issued from now on runs once the new device is in place.
+    this.order = Promise.all([this.order, recovery.catch(() => undefined)]);
+    return recovery;
   }
 
   /** Frees every buffer this context created, and the device if the context requested it. */

@@ -69,6 +69,10 @@ describe('parseScene', () => {
     ['pair index not an integer', { boxes: [unitBox, unitBox], pairs: [[0.5, 1]] }, 'pairs[0][0]', /is not a box index/],
     ['negative pair index', { boxes: [unitBox, unitBox], pairs: [[-1, 1]] }, 'pairs[0][0]', /is not a box index/],
     ['allPairs not boolean', { boxes: [], allPairs: 'yes' }, 'allPairs', /must be true or false/],
+    // Finite, but beyond float32's working range on the GPU: refused rather than sent as ∞.
+    ['huge finite centre', { boxes: [unitBox, box({ center: [0, 0, 1e300] })] }, 'boxes[1].center[2]', /= 1e\+300 is beyond the GPU's range: .*≤ 1000000000000000/],
+    ['huge finite half extent', { boxes: [box({ halfExtents: [1, 2e15, 1] })] }, 'boxes[0].halfExtents[1]', /beyond the GPU's range/],
+    ['ray origin far from the boxes', { boxes: [unitBox], rays: [{ origin: [0, -3e15, 0], direction: [1, 0, 0] }] }, 'rays[0].origin[1]', /beyond the GPU's range/],
   ])('%s → %s', (_, json, path, message) => {
     const e = sceneError(json);
     expect(e.path).toBe(path);
@@ -359,6 +363,9 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     ['negative half extent', `{"boxes": [${JSON.stringify(unitBox)}, {"center": [0, 0, 0], "halfExtents": [1, -0.5, 1], "rotation": [0, 0, 0, 1]}]}`, /boxes\[1\]\.halfExtents\[1\] is negative \(-0\.5\)/],
     ['pair index out of range', `{"boxes": [${JSON.stringify(unitBox)}], "pairs": [[0, 1]]}`, /pairs\[0\]\[1\] = 1 is not a box index \(0\.\.0\)/],
     ['zero ray direction', `{"boxes": [], "rays": [{"origin": [0, 0, 0], "direction": [0, 0, 0]}]}`, /rays\[0\]\.direction is the zero vector/],
+    ['huge finite number', '{"boxes": [{"center": [0, 0, 0], "halfExtents": [1, 1, 1], "rotation": [0, 0, 0, 1]}, {"center": [0, -1e300, 0], "halfExtents": [1, 1, 1], "rotation": [0, 0, 0, 1]}]}', /boxes\[1\]\.center\[1\] = -1e\+300 is beyond the GPU's range/],
+    ['wrong top-level type', '[{"center": [0, 0, 0]}]', /must be a JSON object/],
+    ['boxes of the wrong type', '{"boxes": "many"}', /boxes must be an array \(got string "many"\)/],
   ];
 
   it.each(malformed)('%s → exit 2 with one line and no stack trace', (_, text, message) => {

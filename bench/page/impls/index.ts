@@ -1,0 +1,29 @@
+/**
+ * The implementation registry: every row of `npm run bench` comes from one of these, keyed by
+ * its row name. Workloads iterate over the registry and use whatever capability each entry has
+ * (buildRays, pairs, moving), so adding a backend is adding an entry here.
+ */
+import { gpuBrute } from './gpuBrute.ts';
+import { rapier } from './rapier.ts';
+import { reference } from './reference.ts';
+import { three } from './three.ts';
+import type { Implementation } from './types.ts';
+
+export type { Implementation } from './types.ts';
+
+/** In row order: GPU paths first, then the reference, then peers. */
+export const IMPLEMENTATIONS: readonly Implementation[] = [
+  gpuBrute,
+  // ── 'gpu-bvh' goes here (issue #4). When src/bvh lands, add bench/page/impls/gpuBvh.ts with
+  //    name 'gpu-bvh', kind 'gpu', bruteForce false, device 'gpu', whose buildRays() builds the
+  //    LBVH on the GPU (timed as the `build` rows) and whose closestHit/timeKernel traverse it;
+  //    moving() may use the BVH broad phase. Until then 'gpu-bvh' rows are simply absent.
+  reference,
+  rapier,
+  three,
+];
+
+/** The registered implementations whose names are in `names` (all when undefined). */
+export function selectImplementations(names: readonly string[] | undefined): Implementation[] {
+  return IMPLEMENTATIONS.filter((i) => !names || names.includes(i.name));
+}

@@ -1,0 +1,154 @@
+/**
+ * Peer: Rapier 0.21 (`@dimforge/rapier3d-compat`, float32 WASM with the module inlined), used the
+ * way its documentation shows. What 0.21 requires, found while writing this:
+ * - there is no QueryPipeline any more: `world.castRay` goes through the broad phase's BVH, and
+ *   sees nothing until `world.step()` has run once after the colliders were added (that step is
+ *   part of the build time here);
+ * - collider handles are float64 bit patterns (arena index and generation), not integers: map
+ *   them back to box indices through a Map, never by arithmetic;
+ * - static colliders never pair with each other, so overlaps need one kinematic body per box with a
+ *   sensor collider and `ActiveCollisionTypes.ALL`, a `step()` per frame, and
+ *   `narrowPhase.intersectionPairsWith` per collider (each pair is reported from both sides);
+ *   bodies move with `setTranslation/setRotation(…, true)`.
+ */
+import RAPIER from '@dimforge/rapier3d-compat';
+import { BOX_F64, RAY_F64, type BoxArray, type RayArray } from '../../../src/index.ts';
+import { quaternionOf } from '../scenes.ts';
+import type { BenchHits, Implementation } from './types.ts';
+
+let ready: Promise<void> | undefined;
+const init = (): Promise<void> => (ready ??= RAPIER.init());
+
+const ORIGIN = [0, 0, 0] as const;
+/** castRay's maxToi for rays without a max distance (float32 inside Rapier). */
+const FAR = 1e30;
+
+function boxPose(d: Float64Array, i: number): { t: RAPIER.Vector; q: RAPIER.Rotation; h: [number, number, number] } {
+  const o = i * BOX_F64.STRIDE;
+  const [x, y, z, w] = quaternionOf(d, o);
+  return {
+    t: { x: d[o]!, y: d[o + 1]!, z: d[o + 2]! },
+    q: { x, y, z, w },
+    h: [d[o + BOX_F64.HALF]!, d[o + BOX_F64.HALF + 1]!, d[o + BOX_F64.HALF + 2]!],
+  };
+}
+
+export const rapier: Implementation = {
+  name: 'rapier',
+  kind: 'peer',
+  bruteForce: false,
+  device: 'cpu',
+
+  async version() {
+    await init();
+    return `@dimforge/rapier3d-compat ${RAPIER.version()}`;
+  },
+
+  async buildRays(boxes: BoxArray) {
+    await init();
+    const world = new RAPIER.World({ x: 0, y: 0, z: 0 });
+    const index = new Map<number, number>();
+    for (let i = 0; i < boxes.count; i++) {
+      const p = boxPose(boxes.data, i);
+      const desc = RAPIER.ColliderDesc.cuboid(p.h[0], p.h[1], p.h[2])
+        .setTranslation(p.t.x, p.t.y, p.t.z)
+        .setRotation(p.q);
+      index.set(world.createCollider(desc).handle, i);
+    }
+    // Without this step the broad phase is empty and castRay hits nothing.
+    world.step();
+    return {
+      origin: ORIGIN,
+      closestHit(rays: RayArray): Promise<BenchHits> {
+        const box = new Int32Array(rays.count).fill(-1);
+        const t = new Float32Array(rays.count).fill(Infinity);
+        const ray = new RAPIER.Ray({ x: 0, y: 0, z: 0 }, { x: 1, y: 0, z: 0 });
+        const d = rays.data;
+        for (let r = 0; r < rays.count; r++) {
+          const o = r * RAY_F64.STRIDE;
+          ray.origin = { x: d[o]!, y: d[o + 1]!, z: d[o + 2]! };
+          ray.dir = { x: d[o + 3]!, y: d[o + 4]!, z: d[o + 5]! };
+          const max = d[o + RAY_F64.MAX]!;
+          const hit = world.castRay(ray, Number.isFinite(max) ? max : FAR, true);
+          if (hit) {
+            box[r] = index.get(hit.collider.handle) ?? -2;
+            t[r] = hit.timeOfImpact;
+          }
+        }
+        return Promise.resolve({ box, t });
+      },
+      destroy: () => world.free(),
+    };
+  },
+
+  async pairs(boxes: BoxArray, pairs: Uint32Array) {
+    await init();
+    const poses = Array.from({ length: boxes.count }, (_, i) => boxPose(boxes.data, i));
+    const shapes = poses.map((p) => new RAPIER.Cuboid(p.h[0], p.h[1], p.h[2]));
+    return {
+      origin: ORIGIN,
+      run() {
+        const n = pairs.length / 2;
+        const overlap = new Uint8Array(n);
+        for (let k = 0; k < n; k++) {
+          const a = pairs[2 * k]!, b = pairs[2 * k + 1]!;
+          const pa = poses[a]!, pb = poses[b]!;
+          overlap[k] = shapes[a]!.intersectsShape(pa.t, pa.q, shapes[b]!, pb.t, pb.q) ? 1 : 0;
+        }
+        return Promise.resolve({ overlap });
+      },
+      destroy: () => {},
+    };
+  },
+
+  async moving(boxes: BoxArray) {
+    await init();
+    const world = new RAPIER.World({ x: 0, y: 0, z: 0 });
+    const bodies: RAPIER.RigidBody[] = [];
+    const handles: number[] = [];
+    const index = new Map<number, number>();
+    for (let i = 0; i < boxes.count; i++) {
+      const p = boxPose(boxes.data, i);
+      const body = world.createRigidBody(RAPIER.RigidBodyDesc.kinematicPositionBased()
+        .setTranslation(p.t.x, p.t.y, p.t.z).setRotation(p.q));
+      const collider = world.createCollider(RAPIER.ColliderDesc.cuboid(p.h[0], p.h[1], p.h[2])
+        .setSensor(true)
+        .setActiveCollisionTypes(RAPIER.ActiveCollisionTypes.ALL), body);
+      bodies.push(body);
+      handles.push(collider.handle);
+      index.set(collider.handle, i);
+    }
+    world.step();
+    return {
+      origin: ORIGIN,
+      frame(next: BoxArray): Promise<Uint32Array> {
+        for (let i = 0; i < next.count; i++) {
+          const o = i * BOX_F64.STRIDE;
+          const d = next.data;
+          const [x, y, z, w] = quaternionOf(d, o);
+          const body = bodies[i]!;
+          body.setTranslation({ x: d[o]!, y: d[o + 1]!, z: d[o + 2]! }, true);
+          body.setRotation({ x, y, z, w }, true);
+        }
+        world.step();
+        const out: number[] = [];
+        const partners: number[] = [];
+        for (let i = 0; i < handles.length; i++) {
+          partners.length = 0;
+          world.narrowPhase.intersectionPairsWith(handles[i]!, (other) => {
+            const j = index.get(other) ?? -1;
+            if (j > i) {
+              partners.push(j);
+            }
+          });
+          partners.sort((a, b) => a - b);
+          for (const j of partners) {
+            out.push(i, j);
+          }
+        }
+        return Promise.resolve(Uint32Array.from(out));
+      },
+      destroy: () => world.free(),
+    };
+  },
+};
