@@ -26,7 +26,7 @@ export default defineConfig(
     // says so at zero cost (a checked helper per read would cost the reference its speed).
     files: [
       'src/reference/**/*.ts', 'src/layout/**/*.ts', 'src/compare/**/*.ts', 'src/scenes/**/*.ts',
-      'src/core/**/*.ts', 'src/gpu/**/*.ts', 'src/cli/**/*.ts',
+      'src/core/**/*.ts', 'src/gpu/**/*.ts', 'src/cli/**/*.ts', 'src/bvh/**/*.ts', 'src/node/**/*.ts',
     ],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -54,6 +54,8 @@ export class LidarSensor {
   private readonly params: GPUBuffer;
   private readonly rayParams: GPUBuffer;
   private readonly overflow: GPUBuffer;
+  /** Bound as the tree when the set has fewer than two boxes (the kernel needs no tree then). */
+  private readonly noNodes: GPUBuffer;
   private destroyed = false;
 
   private constructor(readonly ctx: GpuContext, desc: LidarDescription) {
@@ -71,6 +73,7 @@ export class LidarSensor {
     this.params = make('params', LIDAR_PARAMS.SIZE, UNIFORM);
     this.rayParams = make('ray-params', RAY_PARAMS.SIZE, UNIFORM);
     this.overflow = make('overflow', 4, STORAGE_OUT);
+    this.noNodes = make('no-nodes', 32, BufferUsage.STORAGE);
     ctx.device.queue.writeBuffer(this.tables, 0, Float32Array.from(lidarTables(desc)));
   }
 
@@ -91,7 +94,7 @@ export class LidarSensor {
    * must be current for the set (built or refitted after the last change).
    */
   async encodeSweep(
-    encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh, pose: LidarPose,
+    encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
     options: { readonly mask?: number; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
   ): Promise<void> {
     if (this.destroyed) {
@@ -120,7 +123,7 @@ export class LidarSensor {
     const kernel = await getKernel(device, 'bvhLidar');
     const pass = encoder.beginComputePass(options.timestampWrites ? { label: 'obb:lidar', timestampWrites: options.timestampWrites } : { label: 'obb:lidar' });
     dispatch(device, pass, kernel, {
-      0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 9: bvh.nodes, 10: this.overflow,
+      0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 9: bvh?.nodes ?? this.noNodes, 10: this.overflow,
       11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
     }, Math.ceil(this.rayCount / kernel.workgroupSize), 'obb:lidar');
     pass.end();
@@ -131,9 +134,18 @@ export class LidarSensor {
    * overflowed (never expected: the stack holds the tree's height bound) is answered by the CPU
    * reference, so no return is ever silently lost.
    */
-  async sweep(set: BoxSet, bvh: Bvh, pose: LidarPose, options: { readonly points?: boolean; readonly mask?: number } = {}): Promise<LidarSweep> {
+  async sweep(
+    set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), pose: LidarPose,
+    options: { readonly points?: boolean; readonly mask?: number } = {},
+  ): Promise<LidarSweep> {
     const n = this.rayCount;
+    let snapshot = set.boxes;
+    let masks = set.masks;
     await this.ctx.sequence('LidarSensor.sweep', async () => {
+      // The tree and the boxes as of this sweep's turn.
+      const bvh = typeof tree === 'function' ? await tree() : tree;
+      snapshot = set.boxes;
+      masks = set.masks;
       const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
       await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
       await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
@@ -160,7 +172,7 @@ export class LidarSensor {
     if (redo.length > 0) {
       const all = lidarRays(this.desc, pose);
       const rays = { count: redo.length, data: Float64Array.from(redo.flatMap((r) => Array.from(all.data.subarray(r * 7, r * 7 + 7)))) };
-      const ref = closestHit(set.boxes, rays, set.masks ? { boxMasks: set.masks, rayMasks: new Uint32Array(redo.length).fill(options.mask ?? 0xffffffff) } : {});
+      const ref = closestHit(snapshot, rays, masks ? { boxMasks: masks, rayMasks: new Uint32Array(redo.length).fill(options.mask ?? 0xffffffff) } : {});
       redo.forEach((r, k) => {
         box[r] = ref.box[k]!;
         range[r] = ref.box[k]! >= 0 ? ref.t[k]! : LIDAR_NO_RETURN;
@@ -174,7 +186,7 @@ export class LidarSensor {
       return;
     }
     this.destroyed = true;
-    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow]) {
+    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes]) {
       this.ctx.destroyBuffer(b);
     }
   }

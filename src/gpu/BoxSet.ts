@@ -72,6 +72,10 @@ export class BoxSet {
   /** Changed only inside sequenced calls, so each call packs against the origin of its turn. */
   private currentOrigin: Vec3;
   private readonly unregister: () => void;
+  /** Bumped by every change of the boxes (a BVH over the set refits when it moved). */
+  private boxVersion = 0;
+  /** Bumped when the boxes were replaced, re-based or re-uploaded (a BVH rebuilds). */
+  private shapeVersionValue = 0;
 
   private constructor(ctx: GpuContext, boxes: BoxArray, origin: Vec3, options: BoxSetOptions) {
     this.ctx = ctx;
@@ -94,6 +98,7 @@ export class BoxSet {
       this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
       this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
       this.writeAll(this.currentOrigin);
+      this.changed(true);
     });
   }
 
@@ -200,7 +205,28 @@ export class BoxSet {
       this.host = canonical;
       this.hostMasks = maskCopy;
       this.writeAll(this.currentOrigin);
+      this.changed(true);
     });
+  }
+
+  /**
+   * Versions of the boxes as of the latest applied change: `version` moves with every change,
+   * `shapeVersion` only when the boxes were replaced, re-based or re-created (read them inside a
+   * sequenced call to see the state of that call's turn).
+   */
+  get version(): number {
+    return this.boxVersion;
+  }
+
+  get shapeVersion(): number {
+    return this.shapeVersionValue;
+  }
+
+  private changed(shape: boolean): void {
+    this.boxVersion++;
+    if (shape) {
+      this.shapeVersionValue++;
+    }
   }
 
   /** Replaces boxes `[first, first + n)`; the set keeps its size (use `set` to change it). */
@@ -223,6 +249,7 @@ export class BoxSet {
       data.set(canonical.data, first * BOX_F64.STRIDE);
       this.host = { count: this.host.count, data };
       this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin));
+      this.changed(false);
     });
   }
 
@@ -275,6 +302,7 @@ export class BoxSet {
       checkBoxRange(this.host, target);
       this.currentOrigin = target;
       this.writeAll(target);
+      this.changed(true);
     });
   }
 

@@ -9,8 +9,13 @@ import { BoxSet, type BoxSetOptions, type BoxSource } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
 import { GpuContext, type GpuContextOptions } from './device.ts';
 import type { RaySource } from './inputs.ts';
-import { PairQueries, type GpuPairList, type GpuPairResults } from './PairQueries.ts';
-import { getKernel, KERNELS, type KernelName } from './pipelines.ts';
+import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOptions } from './PairQueries.ts';
+import { getKernel, type KernelName } from './pipelines.ts';
+import { Bvh } from '../bvh/Bvh.ts';
+import { FrustumCuller, type FrustumDraw } from '../bvh/Frustum.ts';
+import { LidarSensor, type LidarSweep } from '../bvh/Lidar.ts';
+import type { LidarDescription, LidarPose } from '../reference/lidar.ts';
+import type { Plane } from '../reference/frustum.ts';
 import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './RayQueries.ts';
 
 /**
@@ -20,7 +25,48 @@ import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits,
 export interface ObbGpuOptions extends GpuContextOptions {
   readonly workgroupSize?: number;
   readonly rayTuning?: Partial<RayKernelTuning>;
+  /** Set sizes from which `accel: 'auto'` walks a BVH (defaults: BVH_THRESHOLDS). */
+  readonly bvhThresholds?: Partial<BvhThresholds>;
 }
+
+/**
+ * How a query finds its boxes: 'brute' tests every box (workgroup-tiled), 'bvh' walks a GPU-built
+ * tree (built on first use, refitted after `update`, rebuilt after `set` or `rebase`), 'auto'
+ * (default) picks the tree from the thresholds below.
+ */
+export type Accel = 'auto' | 'bvh' | 'brute';
+
+/** Set sizes from which 'auto' uses the BVH. */
+export interface BvhThresholds {
+  /** Ray queries: boxes in the set. */
+  readonly rays: number;
+  /** Pair lists (allPairs, obbCross): boxes in the larger set. */
+  readonly pairs: number;
+}
+
+/**
+ * Measured on the development machine (SwiftShader, bench `npm run bench`): for ray queries the
+ * tree (build amortised over repeated queries, refit after updates) wins from a few hundred
+ * boxes; for all-pairs, from about a thousand. A query that follows a change of the set pays a
+ * refit or a rebuild first; pass accel explicitly to override.
+ */
+export const BVH_THRESHOLDS: BvhThresholds = { rays: 512, pairs: 1024 };
+
+/** Ray-query options of ObbGpu: the filters, and how to find the boxes. */
+export type ObbRayOptions = Omit<GpuRayOptions, 'tree'> & { readonly accel?: Accel };
+
+/** Pair-list options of ObbGpu. */
+export type ObbPairListOptions = Omit<PairListOptions, 'tree'> & { readonly accel?: Accel };
+
+interface TreeState {
+  bvh: Bvh;
+  /** The context's device generation the tree was made on (see GpuContext.epoch). */
+  epoch: object;
+  version: number;
+  shapeVersion: number;
+}
+
+const CORE_KERNELS: readonly KernelName[] = ['closestHit', 'anyHit', 'allHits', 'obbPairs', 'obbOneVsMany', 'obbCross'];
 
 /**
  * @example
@@ -35,13 +81,16 @@ export class ObbGpu {
   readonly pool: BufferPool;
   readonly rays: RayQueries;
   readonly pairs: PairQueries;
+  readonly thresholds: BvhThresholds;
   private readonly sets = new Set<BoxSet>();
+  private readonly trees = new Map<BoxSet, TreeState>();
 
-  private constructor(ctx: GpuContext, workgroupSize: number, rayTuning: Partial<RayKernelTuning> | undefined) {
+  private constructor(ctx: GpuContext, workgroupSize: number, rayTuning: Partial<RayKernelTuning> | undefined, thresholds: BvhThresholds) {
     this.ctx = ctx;
     this.pool = new BufferPool(ctx);
     this.rays = new RayQueries(ctx, this.pool, workgroupSize, rayTuning);
     this.pairs = new PairQueries(ctx, this.pool, workgroupSize);
+    this.thresholds = thresholds;
   }
 
   /**
@@ -56,9 +105,11 @@ export class ObbGpu {
     const ctx = await GpuContext.create(options);
     let gpu: ObbGpu;
     try {
-      gpu = new ObbGpu(ctx, workgroupSize, options.rayTuning);
+      gpu = new ObbGpu(ctx, workgroupSize, options.rayTuning, { ...BVH_THRESHOLDS, ...options.bvhThresholds });
+      // The brute-force kernels compile now (their errors surface here); the BVH's compile on
+      // first use, so a program that never needs a tree never pays for one.
       const rayKernels = new Set<KernelName>(['closestHit', 'anyHit', 'allHits']);
-      await Promise.all((Object.keys(KERNELS) as KernelName[]).map((k) =>
+      await Promise.all(CORE_KERNELS.map((k) =>
         getKernel(ctx.device, k, workgroupSize, rayKernels.has(k) ? gpu.rays.constants : {})));
     } catch (error) {
       ctx.destroy();
@@ -97,24 +148,124 @@ export class ObbGpu {
     return set;
   }
 
-  /** Closest hit per ray (see RayQueries.closestHit). */
-  closestHit(set: BoxSet, rays: RaySource, options: GpuRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
-    return this.rays.closestHit(set, rays, options);
+  /**
+   * The tree over `set`, current for the set at the caller's turn in the context's sequence:
+   * created on first use, refitted when boxes moved (update), rebuilt when they were replaced or
+   * re-based (set, rebase) or after a device recovery. Call only inside a sequenced operation
+   * (the queries do); use {@link buildBvh} to build ahead of time.
+   */
+  private async currentTree(set: BoxSet): Promise<Bvh | undefined> {
+    if (set.count < 2) {
+      return undefined; // the kernels handle 0 and 1 boxes without a tree
+    }
+    let st = this.trees.get(set);
+    if (!st || st.epoch !== this.ctx.epoch || st.bvh.capacity < set.count) {
+      st?.bvh.destroy();
+      const bvh = await Bvh.create(this.ctx, set, Math.max(set.count, st ? Math.ceil(st.bvh.capacity * 1.5) : 0));
+      st = { bvh, epoch: this.ctx.epoch, version: -1, shapeVersion: -1 };
+      this.trees.set(set, st);
+    }
+    if (st.version !== set.version) {
+      const rebuild = st.shapeVersion !== set.shapeVersion || st.bvh.count !== set.count;
+      const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh` });
+      if (rebuild) {
+        await st.bvh.encodeBuild(encoder);
+      } else {
+        await st.bvh.encodeRefit(encoder);
+      }
+      await this.ctx.scoped(`BVH ${rebuild ? 'build' : 'refit'} (${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+      st.version = set.version;
+      st.shapeVersion = set.shapeVersion;
+    }
+    return st.bvh;
+  }
+
+  private treeOption(set: BoxSet, accel: Accel | undefined, threshold: number): (() => Promise<Bvh | undefined>) | undefined {
+    const use = accel === 'bvh' || ((accel ?? 'auto') === 'auto' && set.count >= threshold);
+    if (accel !== undefined && accel !== 'auto' && accel !== 'bvh' && accel !== 'brute') {
+      throw new ValidationError('argument', undefined, 'accel', `must be 'auto', 'bvh' or 'brute' (got ${String(accel)})`);
+    }
+    return use ? () => this.currentTree(set) : undefined;
+  }
+
+  private rayOptions<T extends ObbRayOptions>(set: BoxSet, options: T): Omit<T, 'accel'> & { tree?: () => Promise<Bvh | undefined> } {
+    const { accel, ...rest } = options;
+    const tree = this.treeOption(set, accel, this.thresholds.rays);
+    return tree ? { ...rest, tree } : rest;
+  }
+
+  /**
+   * Builds (or rebuilds) the BVH over `set` now, in order with the set's other work; later
+   * queries with the tree start at once. Also the way to rebuild a tree that many refits have
+   * loosened.
+   *
+   * @example
+   * await gpu.buildBvh(set);
+   */
+  async buildBvh(set: BoxSet): Promise<void> {
+    await this.ctx.sequence('buildBvh', async () => {
+      const st = this.trees.get(set);
+      if (st) {
+        st.shapeVersion = -1;
+        st.version = -1;
+      }
+      await this.currentTree(set);
+    });
+  }
+
+  /** Closest hit per ray (see RayQueries.closestHit); `accel` picks brute force or the BVH. */
+  closestHit(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
+    return this.rays.closestHit(set, rays, this.rayOptions(set, options));
   }
 
   /** Closest hits left on the GPU for the caller's next pass. */
-  closestHitBuffers(set: BoxSet, rays: RaySource, options: GpuRayOptions = {}): Promise<GpuHitBuffers> {
-    return this.rays.closestHitBuffers(set, rays, options);
+  closestHitBuffers(set: BoxSet, rays: RaySource, options: ObbRayOptions = {}): Promise<GpuHitBuffers> {
+    return this.rays.closestHitBuffers(set, rays, this.rayOptions(set, options));
   }
 
   /** 1 per ray that hits any box. */
-  anyHit(set: BoxSet, rays: RaySource, options: GpuRayOptions = {}): Promise<Uint8Array> {
-    return this.rays.anyHit(set, rays, options);
+  anyHit(set: BoxSet, rays: RaySource, options: ObbRayOptions = {}): Promise<Uint8Array> {
+    return this.rays.anyHit(set, rays, this.rayOptions(set, options));
   }
 
   /** Every hit, sorted by ray, t, box; never truncated. */
-  allHits(set: BoxSet, rays: RaySource, options: GpuRayOptions & { readonly capacity?: number } = {}): Promise<GpuAllHits> {
-    return this.rays.allHits(set, rays, options);
+  allHits(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly capacity?: number } = {}): Promise<GpuAllHits> {
+    return this.rays.allHits(set, rays, this.rayOptions(set, options));
+  }
+
+  /**
+   * A LiDAR sensor whose sweeps generate their rays on the GPU (see LidarSensor); sweep it with
+   * {@link lidarSweep}.
+   *
+   * @example
+   * const lidar = await gpu.createLidar({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
+   */
+  createLidar(desc: LidarDescription): Promise<LidarSensor> {
+    return LidarSensor.create(this.ctx, desc);
+  }
+
+  /**
+   * One LiDAR sweep over `set` through its BVH (range image, hit boxes, points; the point
+   * buffer also stays on the GPU in `sensor.pointsBuffer`).
+   *
+   * @example
+   * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });
+   */
+  lidarSweep(sensor: LidarSensor, set: BoxSet, pose: LidarPose, options: { readonly points?: boolean; readonly mask?: number } = {}): Promise<LidarSweep> {
+    return sensor.sweep(set, () => this.currentTree(set), pose, options);
+  }
+
+  /**
+   * A frustum culler for sets of up to `capacity` boxes (visible list + drawIndexedIndirect
+   * arguments on the GPU).
+   */
+  createFrustumCuller(capacity: number): Promise<FrustumCuller> {
+    return FrustumCuller.create(this.ctx, capacity);
+  }
+
+  /** Culls `set` against six world planes and reads the visible indices back. */
+  frustumCull(culler: FrustumCuller, set: BoxSet, planes: readonly Plane[], draw?: FrustumDraw): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
+    return culler.cull(set, planes, draw);
   }
 
   /** SAT on listed pairs of one set. */
@@ -127,18 +278,26 @@ export class ObbGpu {
     return this.pairs.obbOneVsMany(box, set, options);
   }
 
-  /** Every overlapping (i in A, j in B). */
-  obbCross(a: BoxSet, b: BoxSet, options: SatOptions & { readonly capacity?: number } = {}): Promise<GpuPairList> {
-    return this.pairs.obbCross(a, b, options);
+  /** Every overlapping (i in A, j in B); `accel` picks brute force or a BVH over B. */
+  obbCross(a: BoxSet, b: BoxSet, options: ObbPairListOptions = {}): Promise<GpuPairList> {
+    const { accel, ...rest } = options;
+    const tree = this.treeOption(b, accel, this.thresholds.pairs);
+    return this.pairs.obbCross(a, b, tree ? { ...rest, tree } : rest);
   }
 
-  /** Every overlapping pair within one set (i < j). */
-  allPairs(set: BoxSet, options: SatOptions & { readonly capacity?: number } = {}): Promise<GpuPairList> {
-    return this.pairs.allPairs(set, options);
+  /** Every overlapping pair within one set (i < j); `accel` picks brute force or the BVH. */
+  allPairs(set: BoxSet, options: ObbPairListOptions = {}): Promise<GpuPairList> {
+    const { accel, ...rest } = options;
+    const tree = this.treeOption(set, accel, this.thresholds.pairs);
+    return this.pairs.allPairs(set, tree ? { ...rest, tree } : rest);
   }
 
   /** Frees every set, pooled buffer and (if this object requested it) the device. Idempotent. */
   destroy(): void {
+    for (const st of this.trees.values()) {
+      st.bvh.destroy();
+    }
+    this.trees.clear();
     for (const set of this.sets) {
       set.destroy();
     }

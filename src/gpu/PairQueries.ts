@@ -4,7 +4,8 @@
  * src/reference/pairs.ts.
  */
 import { BufferUsage } from './flags.ts';
-import { PAIR_OPT_FACE_ONLY, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
+import { PAIR_OPT_CONTACTS, PAIR_OPT_FACE_ONLY, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
+import type { Bvh } from '../bvh/Bvh.ts';
 import { WORKGROUP_SIZE } from '../constants.ts';
 import { toObb } from '../core/canonical.ts';
 import type { BoxInput } from '../core/types.ts';
@@ -29,6 +30,24 @@ export interface GpuPairList {
   readonly count: number;
   /** Kernel passes (more than 1 when the first capacity was too small). */
   readonly runs: number;
+  /** With `contacts`: each pair's largest gap (least penetration, ≤ tolerance) and its axis id. */
+  readonly gap?: Float32Array;
+  readonly axis?: Uint8Array;
+  /** Whether the BVH answered (false: brute force, or a BVH stack overflow fell back to it). */
+  readonly bvh?: boolean;
+}
+
+/** Options of the pair-list queries (allPairs, obbCross). */
+export interface PairListOptions extends SatOptions {
+  /** First capacity of the GPU list (re-runs with the exact count when too small). */
+  readonly capacity?: number;
+  /** Also return each pair's gap and axis (BVH path). */
+  readonly contacts?: boolean;
+  /**
+   * Walk a BVH over set B instead of testing every (i, j): called at the query's turn, it returns
+   * a tree current for B then (ObbGpu passes its managed tree; see its `accel`).
+   */
+  readonly tree?: (() => Promise<Bvh | undefined>) | undefined;
 }
 
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
@@ -225,7 +244,7 @@ export class PairQueries {
    * @example
    * const { pairs } = await pq.obbCross(cars, pedestrians);
    */
-  async obbCross(a: BoxSet, b: BoxSet, options: SatOptions & { readonly capacity?: number } = {}): Promise<GpuPairList> {
+  async obbCross(a: BoxSet, b: BoxSet, options: PairListOptions = {}): Promise<GpuPairList> {
     return this.pairList(a, b, false, options);
   }
 
@@ -235,57 +254,128 @@ export class PairQueries {
    * @example
    * const { pairs } = await pq.allPairs(set); // [i0, j0, i1, j1, …]
    */
-  async allPairs(set: BoxSet, options: SatOptions & { readonly capacity?: number } = {}): Promise<GpuPairList> {
+  async allPairs(set: BoxSet, options: PairListOptions = {}): Promise<GpuPairList> {
     return this.pairList(set, set, true, options);
   }
 
-  private async pairList(a: BoxSet, b: BoxSet, self: boolean, options: SatOptions & { readonly capacity?: number }): Promise<GpuPairList> {
+  private async pairList(a: BoxSet, b: BoxSet, self: boolean, options: PairListOptions): Promise<GpuPairList> {
     checkSet(this.ctx, a, self ? 'set' : 'a');
     checkSet(this.ctx, b, self ? 'set' : 'b');
     const tolerance = checkTolerance(options);
     checkCapacity(options.capacity);
-    const op: KernelName = 'obbCross';
-    const flags = (options.faceOnly ? PAIR_OPT_FACE_ONLY : 0) | (self ? PAIR_OPT_SELF : 0);
-    return this.ctx.sequence(op, async () => {
+    const contacts = options.contacts ?? false;
+    const flags = (options.faceOnly ? PAIR_OPT_FACE_ONLY : 0) | (self ? PAIR_OPT_SELF : 0) | (contacts ? PAIR_OPT_CONTACTS : 0);
+    const tree = options.tree;
+    return this.ctx.sequence('allPairs', async () => {
       // Counts and origins as of this query's turn (earlier set() or rebase() calls applied).
       if (a.count === 0 || b.count === 0) {
-        return { pairs: new Uint32Array(0), count: 0, runs: 0 };
+        return contacts
+          ? { pairs: new Uint32Array(0), count: 0, runs: 0, gap: new Float32Array(0), axis: new Uint8Array(0), bvh: false }
+          : { pairs: new Uint32Array(0), count: 0, runs: 0, bvh: false };
       }
+      let bvh = tree ? await tree() : undefined;
       const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
       // As in allHits: a first guess that fits one binding, then exactly the count, or a
       // CapacityError when the count itself does not fit; never a truncated list.
-      let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * Math.max(a.count, b.count)), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 8)));
+      let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * Math.max(a.count, b.count)), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 12)));
       for (let runs = 1; ; runs++) {
+        const op: KernelName = bvh ? 'bvhPairs' : 'obbCross';
         this.ctx.assertBindingFits('pair list', capacity * 8);
+        if (contacts) {
+          this.ctx.assertBindingFits('pair contacts', capacity * PAIR_RESULT.SIZE);
+        }
         const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags, capacity });
         const list = this.pool.acquire(capacity * 8, STORAGE_OUT, 'pair-list');
         const counter = this.pool.acquire(4, STORAGE_OUT, 'pair-counter');
+        const overflow = bvh ? this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow') : undefined;
+        const contactBuffer = bvh ? this.pool.acquire(contacts ? capacity * PAIR_RESULT.SIZE : 16, STORAGE_OUT, 'pair-contacts') : undefined;
         try {
           this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
-          await this.dispatch(op, a.count, { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter });
+          const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
+          if (bvh && overflow && contactBuffer) {
+            this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
+            Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer });
+          }
+          await this.dispatch(op, a.count, bindings);
+          // A BVH walk that overflowed its stack (never expected: the stack holds the tree's
+          // height bound) makes the list suspect: answer by brute force, same data, same turn.
+          if (overflow && new Uint32Array(await this.ctx.readback(overflow, 4, 0, op))[0]! > 0) {
+            bvh = undefined;
+            runs--;
+            continue;
+          }
           const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
           if (total <= capacity) {
             const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, op));
-            return { pairs: sortPairs(raw), count: total, runs };
+            const order = pairOrder(raw);
+            const pairs = new Uint32Array(raw.length);
+            order.forEach((k, i) => {
+              pairs[2 * i] = raw[2 * k]!;
+              pairs[2 * i + 1] = raw[2 * k + 1]!;
+            });
+            if (!contacts) {
+              return { pairs, count: total, runs, bvh: bvh !== undefined };
+            }
+            const res = contactBuffer && bvh
+              ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, op), total)
+              : undefined;
+            const gap = new Float32Array(total);
+            const axis = new Uint8Array(total);
+            order.forEach((k, i) => {
+              gap[i] = res ? res.gap[k]! : NaN;
+              axis[i] = res ? res.axis[k]! : 255;
+            });
+            if (!res) {
+              // Brute-force path: contacts by the per-pair kernel on the final list.
+              const per = await this.perPairOnTurn(a, b, pairs, tolerance, options.faceOnly ?? false, offsetB);
+              gap.set(per.gap);
+              axis.set(per.axis);
+            }
+            return { pairs, count: total, runs, gap, axis, bvh: bvh !== undefined };
           }
           capacity = total;
         } finally {
           this.pool.release(params);
           this.pool.release(list);
           this.pool.release(counter);
+          this.pool.release(overflow);
+          this.pool.release(contactBuffer);
         }
       }
     });
   }
+
+  /** SAT results of listed (i in A, j in B) pairs, inside the current sequenced turn. */
+  private async perPairOnTurn(
+    a: BoxSet, b: BoxSet, pairs: Uint32Array, tolerance: number, faceOnly: boolean, offsetB: readonly number[],
+  ): Promise<GpuPairResults> {
+    const n = pairs.length / 2;
+    const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: n, flags: faceOnly ? PAIR_OPT_FACE_ONLY : 0, capacity: 0 });
+    const pairBuffer = this.pool.acquire(Math.max(16, pairs.byteLength), STORAGE_IN, 'pairs');
+    const results = this.pool.acquire(Math.max(16, n * PAIR_RESULT.SIZE), STORAGE_OUT, 'pair-results');
+    try {
+      this.ctx.device.queue.writeBuffer(pairBuffer, 0, pairs);
+      await this.dispatch('obbPairs', n, { 0: params, 1: a.buffer, 2: b.buffer, 3: pairBuffer, 4: results });
+      return unpackPairResults(await this.ctx.readback(results, n * PAIR_RESULT.SIZE, 0, 'contacts'), n);
+    } finally {
+      this.pool.release(params);
+      this.pool.release(pairBuffer);
+      this.pool.release(results);
+    }
+  }
+}
+
+/** The order that sorts a flat pair list by i, then j. */
+function pairOrder(flat: Uint32Array): number[] {
+  const order = Array.from({ length: flat.length / 2 }, (_, k) => k);
+  order.sort((x, y) => flat[2 * x]! - flat[2 * y]! || flat[2 * x + 1]! - flat[2 * y + 1]!);
+  return order;
 }
 
 /** Sorts a flat pair list by i, then j. */
 export function sortPairs(flat: Uint32Array): Uint32Array {
-  const n = flat.length / 2;
-  const order = Array.from({ length: n }, (_, k) => k);
-  order.sort((x, y) => flat[2 * x]! - flat[2 * y]! || flat[2 * x + 1]! - flat[2 * y + 1]!);
   const out = new Uint32Array(flat.length);
-  order.forEach((k, i) => {
+  pairOrder(flat).forEach((k, i) => {
     out[2 * i] = flat[2 * k]!;
     out[2 * i + 1] = flat[2 * k + 1]!;
   });

@@ -9,11 +9,14 @@
  * records into the caller's own encoder.
  */
 import { BufferUsage } from './flags.ts';
-import { FACE_NONE, HIT_FLAG_INSIDE, NO_BOX, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY, RAY_OPT_NOT_SOLID } from '../constants.ts';
+import { FACE_NONE, HIT_FLAG_INSIDE, HIT_FLAG_OVERFLOW, NO_BOX, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY, RAY_OPT_NOT_SOLID } from '../constants.ts';
 import { WORKGROUP_SIZE } from '../constants.ts';
 import { RAY_F64, type RayArray } from '../core/types.ts';
 import { HIT, HIT_GEOMETRY, HIT_RECORD, RAY, RAY_PARAMS, packRays } from '../layout/index.ts';
-import type { ClosestHits, AllHits } from '../reference/raycast.ts';
+import { anyHit as anyHitReference, closestHit as closestHitReference, type AllHits, type ClosestHits, type RaycastOptions } from '../reference/raycast.ts';
+import type { Bvh } from '../bvh/Bvh.ts';
+import { boxAt } from '../core/canonical.ts';
+import { faceNormal } from '../reference/query/rayObb.ts';
 import type { BoxSet } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
@@ -29,6 +32,11 @@ export interface GpuRayOptions {
   readonly rayMasks?: Uint32Array;
   /** Per-ray box index to skip; -1 = none. */
   readonly exclude?: Int32Array;
+  /**
+   * Walk a BVH instead of every box: called at the query's turn, it returns a tree that is
+   * current for the set then (ObbGpu passes its managed tree; see ObbGpu's `accel`).
+   */
+  readonly tree?: (() => Promise<Bvh | undefined>) | undefined;
 }
 
 /** Closest hits read back from the GPU. */
@@ -77,6 +85,14 @@ export interface RayKernelTuning {
 export function rayKernelTuning(isFallbackAdapter: boolean): RayKernelTuning {
   return isFallbackAdapter ? { tiled: false, cull: false } : { tiled: true, cull: true };
 }
+
+/** A BVH walk for one dispatch: the tree, and a zeroed counter of stack overflows. */
+interface TreeWalk {
+  readonly bvh: Bvh;
+  readonly overflow: GPUBuffer;
+}
+
+const BVH_KERNEL = { closestHit: 'bvhClosestHit', anyHit: 'bvhAnyHit', allHits: 'bvhAllHits' } as const satisfies Record<string, KernelName>;
 
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -138,6 +154,9 @@ export class RayQueries {
     if (options.exclude) {
       copy.exclude = options.exclude.slice();
     }
+    if (options.tree) {
+      copy.tree = options.tree;
+    }
     return { rays, options: copy, extraFlags };
   }
 
@@ -171,6 +190,20 @@ export class RayQueries {
     return buffer;
   }
 
+  /**
+   * The tree for this query (at its turn), with a zeroed overflow counter; undefined for brute
+   * force. Set sizes 0 and 1 need no tree (the kernels handle them), nor does an empty batch.
+   */
+  private async walkFor(options: GpuRayOptions): Promise<TreeWalk | undefined> {
+    const bvh = options.tree ? await options.tree() : undefined;
+    if (!bvh) {
+      return undefined;
+    }
+    const overflow = this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow');
+    this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
+    return { bvh, overflow };
+  }
+
   private upload(bytes: ArrayBuffer, label: string): GPUBuffer {
     const buffer = this.pool.acquire(Math.max(bytes.byteLength, 16), STORAGE_IN, label);
     if (bytes.byteLength > 0) {
@@ -183,9 +216,13 @@ export class RayQueries {
   private async dispatch(
     name: KernelName, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
     outputs: Record<number, GPUBuffer>, encoder?: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites,
-    operation: string = name,
+    operation: string = name, walk?: TreeWalk,
   ): Promise<void> {
-    const kernel = await getKernel(this.ctx.device, name, this.workgroupSize, this.constants);
+    const kernelName: KernelName = walk ? BVH_KERNEL[name as 'closestHit' | 'anyHit' | 'allHits'] : name;
+    if (walk) {
+      outputs = { ...outputs, 9: walk.bvh.nodes, 10: walk.overflow };
+    }
+    const kernel = await getKernel(this.ctx.device, kernelName, this.workgroupSize, this.constants);
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: params } },
       { binding: 1, resource: { buffer: set.buffer } },
@@ -194,9 +231,9 @@ export class RayQueries {
       ...Object.entries(outputs).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
     ];
     const own = encoder === undefined;
-    await this.ctx.scoped(`${operation} (${rayCount} rays × ${set.count} boxes)`, () => {
+    await this.ctx.scoped(`${operation}${walk ? ' (BVH)' : ''} (${rayCount} rays × ${set.count} boxes)`, () => {
       const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${name}` });
-      const bindGroup = this.ctx.device.createBindGroup({ label: `${this.ctx.label}:${name}:bind-group`, layout: kernel.layout, entries });
+      const bindGroup = this.ctx.device.createBindGroup({ label: `${this.ctx.label}:${kernelName}:bind-group`, layout: kernel.layout, entries });
       const pass = enc.beginComputePass(timestampWrites
         ? { label: `${this.ctx.label}:${name}:pass`, timestampWrites }
         : { label: `${this.ctx.label}:${name}:pass` });
@@ -228,25 +265,31 @@ export class RayQueries {
     const epoch = this.ctx.epoch;
     const buffers = await this.ctx.sequence(op, async () => {
       const { packed, flags } = this.pack(set, prep);
+      const walk = await this.walkFor(prep.options);
       const params = this.params(n, set.count, flags, 0);
       const rays = this.upload(packed, 'rays');
       const hits = this.pool.acquire(n * HIT.SIZE, STORAGE_OUT, 'hits');
       const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : 16, STORAGE_OUT, 'hit-geometry');
-      const all = [params, rays, hits, geometry];
+      const all = walk ? [params, rays, hits, geometry, walk.overflow] : [params, rays, hits, geometry];
       try {
-        await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry });
+        await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry }, undefined, undefined, op, walk);
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
         throw error;
       }
-      return { all, hits, geometry };
+      // The boxes as of this turn, for the (never expected) stack-overflow fallback below.
+      return { all, hits, geometry, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
     });
     try {
       const [hitBytes, geometryBytes] = await Promise.all([
         this.ctx.readback(buffers.hits, n * HIT.SIZE, 0, op, epoch),
         options.geometry ? this.ctx.readback(buffers.geometry, n * HIT_GEOMETRY.SIZE, 0, op, epoch) : undefined,
       ]);
-      return unpackClosest(hitBytes, geometryBytes, prep.rays);
+      const result = unpackClosest(hitBytes, geometryBytes, prep.rays);
+      if (buffers.snapshot) {
+        patchClosestOverflow(hitBytes, result, prep.rays, buffers.snapshot);
+      }
+      return result;
     } finally {
       buffers.all.forEach((b) => this.pool.release(b));
     }
@@ -265,13 +308,17 @@ export class RayQueries {
     const ctx = this.ctx;
     return ctx.sequence('closestHitBuffers', async () => {
       const { packed, flags } = this.pack(set, prep);
+      const walk = await this.walkFor(prep.options);
       const hits = ctx.createBuffer({ label: `${ctx.label}:hits`, size: Math.max(16, n * HIT.SIZE), usage: STORAGE_OUT | BufferUsage.VERTEX });
       const geometry = ctx.createBuffer({ label: `${ctx.label}:hit-geometry`, size: Math.max(32, n * HIT_GEOMETRY.SIZE), usage: STORAGE_OUT | BufferUsage.VERTEX });
       const params = this.params(n, set.count, flags, 0);
       const rays = this.upload(packed, 'rays');
       try {
         if (n > 0) {
-          await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry });
+          // Results stay on the GPU, so a BVH stack overflow (never expected: the stack holds the
+          // tree's height bound) cannot be patched here; it is flagged in each Hit's flags
+          // (HIT_FLAG_OVERFLOW) for the caller to see.
+          await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry }, undefined, undefined, 'closestHitBuffers', walk);
         }
       } catch (error) {
         ctx.destroyBuffer(hits);
@@ -282,6 +329,7 @@ export class RayQueries {
         void ctx.device.queue.onSubmittedWorkDone().then(() => {
           this.pool.release(params);
           this.pool.release(rays);
+          this.pool.release(walk?.overflow);
         }, () => undefined);
       }
       return {
@@ -380,21 +428,26 @@ export class RayQueries {
     const epoch = this.ctx.epoch;
     const buffers = await this.ctx.sequence('anyHit', async () => {
       const { packed, flags: rayFlags } = this.pack(set, prep);
+      const walk = await this.walkFor(prep.options);
       const params = this.params(n, set.count, rayFlags, 0);
       const rays = this.upload(packed, 'rays');
       const flags = this.pool.acquire(n * 4, STORAGE_OUT, 'any-flags');
-      const all = [params, rays, flags];
+      const all = walk ? [params, rays, flags, walk.overflow] : [params, rays, flags];
       try {
-        await this.dispatch('anyHit', set, params, rays, n, { 6: flags });
+        await this.dispatch('anyHit', set, params, rays, n, { 6: flags }, undefined, undefined, 'anyHit', walk);
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
         throw error;
       }
-      return { all, flags };
+      return { all, flags, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
     });
     try {
       const bytes = await this.ctx.readback(buffers.flags, n * 4, 0, 'anyHit', epoch);
-      return Uint8Array.from(new Uint32Array(bytes));
+      const out = Uint8Array.from(new Uint32Array(bytes));
+      if (buffers.snapshot) {
+        patchAnyOverflow(out, prep.rays, buffers.snapshot);
+      }
+      return out;
     } finally {
       buffers.all.forEach((b) => this.pool.release(b));
     }
@@ -420,6 +473,7 @@ export class RayQueries {
       let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * n), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / HIT_RECORD.SIZE)));
       const { packed, flags } = this.pack(set, prep);
       const rays = this.upload(packed, 'rays');
+      let walk = await this.walkFor(prep.options);
       try {
         for (let runs = 1; ; runs++) {
           this.ctx.assertBindingFits('all-hits list', capacity * HIT_RECORD.SIZE);
@@ -428,8 +482,21 @@ export class RayQueries {
           const counter = this.pool.acquire(4, STORAGE_OUT, 'hit-counter');
           try {
             this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
-            if (n > 0) {
-              await this.dispatch('allHits', set, params, rays, n, { 7: records, 8: counter });
+            const perRay = walk ? this.pool.acquire(n * 4, STORAGE_OUT, 'all-hits-overflow') : undefined;
+            try {
+              if (n > 0) {
+                await this.dispatch('allHits', set, params, rays, n, perRay ? { 6: perRay, 7: records, 8: counter } : { 7: records, 8: counter }, undefined, undefined, op, walk);
+              }
+              // A BVH walk that overflowed its stack (never expected) makes the whole list
+              // suspect: answer by brute force instead, on the same data (still this turn).
+              if (walk && new Uint32Array(await this.ctx.readback(walk.overflow, 4, 0, op))[0]! > 0) {
+                this.pool.release(walk.overflow);
+                walk = undefined;
+                runs--;
+                continue;
+              }
+            } finally {
+              this.pool.release(perRay);
             }
             const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
             if (total <= capacity) {
@@ -445,9 +512,103 @@ export class RayQueries {
         }
       } finally {
         this.pool.release(rays);
+        this.pool.release(walk?.overflow);
       }
     });
   }
+}
+
+/** The boxes, masks and filters of one query's turn (for the overflow fallback). */
+interface QuerySnapshot {
+  readonly boxes: BoxSet['boxes'];
+  readonly options: RaycastOptions;
+}
+
+function snapshotOf(set: BoxSet, options: GpuRayOptions): QuerySnapshot {
+  // set.boxes is replaced, never mutated, by later changes: holding it is a snapshot.
+  const o: { -readonly [K in keyof RaycastOptions]: RaycastOptions[K] } = {};
+  if (options.solid !== undefined) {
+    o.solid = options.solid;
+  }
+  if (set.masks) {
+    o.boxMasks = set.masks;
+  }
+  if (options.rayMasks) {
+    o.rayMasks = options.rayMasks;
+  }
+  if (options.exclude) {
+    o.exclude = options.exclude;
+  }
+  return { boxes: set.boxes, options: o };
+}
+
+/** The rays `indices` of `rays`, with their per-ray filters. */
+function subset(rays: RayArray, indices: readonly number[], options: RaycastOptions): { rays: RayArray; options: RaycastOptions } {
+  const data = new Float64Array(indices.length * RAY_F64.STRIDE);
+  indices.forEach((r, k) => data.set(rays.data.subarray(r * RAY_F64.STRIDE, (r + 1) * RAY_F64.STRIDE), k * RAY_F64.STRIDE));
+  const o: { -readonly [K in keyof RaycastOptions]: RaycastOptions[K] } = { ...options };
+  if (options.rayMasks) {
+    o.rayMasks = Uint32Array.from(indices, (r) => options.rayMasks![r]!);
+  }
+  if (options.exclude) {
+    o.exclude = Int32Array.from(indices, (r) => options.exclude![r]!);
+  }
+  return { rays: { count: indices.length, data }, options: o };
+}
+
+/**
+ * Rays whose BVH walk overflowed its stack (flagged HIT_FLAG_OVERFLOW; never expected, the stack
+ * holds the tree's height bound) are answered by the float64 reference on the boxes of the
+ * query's turn, so nothing is silently lost.
+ */
+function patchClosestOverflow(hitBytes: ArrayBuffer, result: GpuClosestHits, rays: RayArray, snap: QuerySnapshot): void {
+  const u = new Uint32Array(hitBytes);
+  const stride = HIT.SIZE / 4;
+  const redo: number[] = [];
+  for (let r = 0; r < result.count; r++) {
+    if (u[r * stride + HIT.FLAGS / 4]! & HIT_FLAG_OVERFLOW) {
+      redo.push(r);
+    }
+  }
+  if (redo.length === 0) {
+    return;
+  }
+  const sub = subset(rays, redo, snap.options);
+  const ref = closestHitReference(snap.boxes, sub.rays, sub.options);
+  redo.forEach((r, k) => {
+    const box = ref.box[k]!;
+    result.box[r] = box;
+    result.t[r] = ref.t[k]!;
+    result.face[r] = ref.face[k]!;
+    result.inside[r] = ref.inside[k]!;
+    if (result.point) {
+      for (let c = 0; c < 3; c++) {
+        result.point[3 * r + c] = box >= 0 ? rays.data[r * RAY_F64.STRIDE + RAY_F64.ORIGIN + c]! + ref.t[k]! * rays.data[r * RAY_F64.STRIDE + RAY_F64.DIR + c]! : NaN;
+      }
+    }
+    if (result.normal) {
+      const n = box >= 0 ? faceNormal(boxAt(snap.boxes, box), ref.face[k]!) : undefined;
+      result.normal.set(n ?? [0, 0, 0], 3 * r);
+    }
+  });
+}
+
+/** anyHit's counterpart of patchClosestOverflow (the kernel writes 2 for an overflowed walk). */
+function patchAnyOverflow(out: Uint8Array, rays: RayArray, snap: QuerySnapshot): void {
+  const redo: number[] = [];
+  out.forEach((v, r) => {
+    if (v === 2) {
+      redo.push(r);
+    }
+  });
+  if (redo.length === 0) {
+    return;
+  }
+  const sub = subset(rays, redo, snap.options);
+  const ref = anyHitReference(snap.boxes, sub.rays, sub.options);
+  redo.forEach((r, k) => {
+    out[r] = ref[k]!;
+  });
 }
 
 function unpackClosest(hitBytes: ArrayBuffer, geometryBytes: ArrayBuffer | undefined, rays: RayArray): GpuClosestHits {

@@ -8,7 +8,7 @@ import { ExclusiveScan, RadixSort, type BlockTuning } from '../../../../src/bvh/
 import { SCAN_PER_THREAD, SCAN_WG, SORT_PER_THREAD, SORT_WG } from '../../../../src/constants.ts';
 
 /** The GPU-shaped workgroups, forced (the default on a CPU adapter is the narrow shape). */
-const GPU_TUNING: BlockTuning = { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD };
+const GPU_TUNING: BlockTuning = { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: 256, boundsPerThread: 4 };
 import { LidarSensor } from '../../../../src/bvh/Lidar.ts';
 import { FrustumCuller } from '../../../../src/bvh/Frustum.ts';
 import {
@@ -110,7 +110,7 @@ export function bvhScene(kind: string, n: number, seed: number): BoxArray {
     } else if (kind === 'plane') {
       d[o + 2] = 0;
     } else if (kind === 'mixed') {
-      const s = i % 3 === 0 ? 200 : i % 3 === 1 ? 1e-3 : 1;
+      const s = i % 3 === 0 ? 10 : i % 3 === 1 ? 1e-3 : 1;
       d[o + 3]! *= s;
       d[o + 4]! *= s;
       d[o + 5]! *= s;

@@ -1,0 +1,81 @@
+/**
+ * Queries through the GPU-built BVH: the same answers as the reference (zero mismatches) and as
+ * the GPU's brute-force path, on large scenes, adversarial rays, updates, and all-pairs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectClean } from './expect.ts';
+import { openGpuPage, type GpuPage } from './harness.ts';
+import type { ComparisonSummary } from './page/shared.ts';
+
+let gpu: GpuPage;
+beforeAll(async () => {
+  gpu = await openGpuPage();
+});
+afterAll(async () => {
+  await gpu?.close();
+});
+
+describe('BVH rays', () => {
+  it('100,000 rays over 100,000 boxes: closest, any and all hits equal the reference (seed 21)', async () => {
+    const r = await gpu.call<{ closest: ComparisonSummary; any: ComparisonSummary; all: ComparisonSummary; hits: number; allCount: number; buildMs: number; closestMs: number; refMs: number }>(
+      'bvhQueries', 'raysVsReference', 100_000, 100_000, 21);
+    console.log(`build ${r.buildMs.toFixed(0)} ms, closest ${r.closestMs.toFixed(0)} ms (reference ${r.refMs.toFixed(0)} ms), ${r.hits} hits, ${r.allCount} in all-hits`);
+    expect(r.closest.total).toBe(100_000);
+    expect(r.hits).toBeGreaterThan(20_000);
+    expectClean(r.closest, 1e-3);
+    expectClean(r.any, 1e-3);
+    expectClean(r.all, 1e-3);
+  });
+
+  it('20,000 rays over 10,000 boxes: the BVH equals the brute-force GPU path box for box (seed 22)', async () => {
+    const r = await gpu.call<{ boxDiff: number; tDiff: number; anyDiff: number; hits: number }>('bvhQueries', 'raysVsBrute', 10_000, 20_000, 22);
+    expect(r.hits).toBeGreaterThan(5000);
+    expect(r.boxDiff).toBe(0);
+    expect(r.tDiff).toBe(0);
+    expect(r.anyDiff).toBe(0);
+  });
+
+  it('adversarial groups through the BVH (seed 23)', async () => {
+    const r = await gpu.call<{ groups: { name: string; closest: ComparisonSummary; any: ComparisonSummary; all: ComparisonSummary }[] }>('bvhQueries', 'adversarial', 23);
+    expect(r.groups.length).toBeGreaterThanOrEqual(12);
+    for (const g of r.groups) {
+      console.log(`[${g.name}]`);
+      expectClean(g.closest);
+      expectClean(g.any);
+      expectClean(g.all);
+    }
+  });
+
+  it('updates refit the tree and set() rebuilds it; every state equals the reference (seed 24)', async () => {
+    const r = await gpu.call<{ reports: { label: string; summary: ComparisonSummary }[] }>('bvhQueries', 'updates', 24);
+    expect(r.reports).toHaveLength(4);
+    for (const x of r.reports) {
+      console.log(`[${x.label}]`);
+      expectClean(x.summary, 1e-3);
+    }
+  });
+});
+
+describe('BVH pairs', () => {
+  it.each([
+    ['dense', 20_000], ['sparse', 20_000], ['identical', 1000], ['plane', 20_000], ['mixed', 10_000],
+  ] as const)('all pairs, %s scene of %i boxes (seed 25), with contacts', async (kind, n) => {
+    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; bvh: boolean; ms: number }>('bvhQueries', 'allPairs', kind, n, 25);
+    console.log(`${kind} ${n}: ${r.count} pairs in ${r.ms.toFixed(0)} ms`);
+    expect(r.bvh).toBe(true);
+    expect(r.count).toBeGreaterThan(0);
+    expectClean(r.summary, 1e-3);
+    expectClean(r.contacts);
+  });
+
+  it('two sets with different origins through a tree over B (seed 26)', async () => {
+    const r = await gpu.call<{ summary: ComparisonSummary; count: number; bvh: boolean }>('bvhQueries', 'cross', 5000, 4000, 26);
+    expect(r.bvh).toBe(true);
+    expect(r.count).toBeGreaterThan(100);
+    expectClean(r.summary, 1e-3);
+  });
+
+  it('the page logged no errors', () => {
+    expect(gpu.consoleErrors).toEqual([]);
+  });
+});
