@@ -46,6 +46,9 @@ const SIZES = {
   },
 } as const;
 
+/** The real sensor: 128 × 2,048 rays. Generated on the GPU, it runs at full size even in quick mode. */
+const LIDAR_FULL = { elevations: 128, azimuths: 2048 } as const;
+
 interface WorkloadGroup {
   /** What `--filter` matches, with the workload names the group's rows carry. */
   name: string;
@@ -71,6 +74,16 @@ const GROUPS: readonly WorkloadGroup[] = [
     name: 'picking',
     workloads: ['build', 'picking-1', 'picking-1024'],
     run: (call, cfg, s, log) => each(s.picking, (n) => call<SuiteResult>('rays', 'picking', n, s.pickingRays, cfg), log, (n) => `n=${n}`),
+  },
+  {
+    name: 'bvh-build',
+    workloads: ['bvh-build-bounds', 'bvh-build-codes', 'bvh-build-sort', 'bvh-build-hierarchy', 'bvh-build-refit', 'bvh-build-total', 'bvh-refit'],
+    run: (call, cfg, s, log) => each(s.picking, (n) => call<SuiteResult>('bvh', 'buildPhases', n, cfg), log, (n) => `n=${n}`),
+  },
+  {
+    name: 'lidar-gpu-rays',
+    workloads: ['lidar-gpu-rays'],
+    run: (call, cfg, s) => call<SuiteResult>('bvh', 'lidarGpuRays', s.lidar.boxes, LIDAR_FULL.elevations, LIDAR_FULL.azimuths, cfg),
   },
   {
     name: 'lidar',

@@ -131,9 +131,13 @@ fn bvhMorton(
   if (i >= bvhParams.count) {
     return;
   }
+  // One scale for all three axes (the bounds' largest side): a flat scene (a city, a road)
+  // then spends few code bits on its thin axis, and the tree splits along the long ones first,
+  // where rays travel. Per-axis scaling would split the thin axis as early as the others.
   let lo = bounds[0].xyz;
   let ext = bounds[1].xyz - lo;
-  let scale = select(vec3f(0.0), vec3f(1023.0) / max(ext, vec3f(1e-30)), ext > vec3f(0.0));
+  let side = max(max(ext.x, ext.y), ext.z);
+  let scale = select(vec3f(0.0), vec3f(1023.0 / max(side, 1e-30)), side > 0.0);
   let q = vec3u(clamp((boxes[i].center - lo) * scale, vec3f(0.0), vec3f(1023.0)));
   keys[i] = (expandBits(q.x) << 2u) | (expandBits(q.y) << 1u) | expandBits(q.z);
   vals[i] = i;

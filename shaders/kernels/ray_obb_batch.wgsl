@@ -336,7 +336,29 @@ fn pushPending(stack: ptr<function, array<u32, BVH_STACK>>, sp: ptr<function, u3
   return true;
 }
 
-// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit).
+// Tests one child of a node: a leaf is tested at once (closest or any), an internal child
+// returns its AABB entry distance (or -1 when the ray misses it or meets it beyond `limit`).
+fn walkChild(anyMode: bool, ray: Ray, frame: RayFrame, c: u32, limit: f32, solid: bool, walk: ptr<function, Walk>) -> f32 {
+  if ((c & BVH_LEAF) != 0u) {
+    let i = c & ~BVH_LEAF;
+    if (anyMode) {
+      if (visitAny(ray, i, loadBox(i), solid)) {
+        (*walk).found = true;
+      }
+    } else {
+      visitClosest(ray, i, loadBox(i), solid, &(*walk).best);
+    }
+    return -1.0;
+  }
+  let child = nodes[c];
+  let t = rayAabbEntry(ray.origin, frame.inv, frame.par, child.min, child.max);
+  // <= keeps a child whose entry equals the best t: it may hold an equal t at a smaller index.
+  return select(-1.0, t, t <= limit);
+}
+
+// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit). Ordered
+// walk: the nearer child is visited first, each stacked node with its entry distance, so a node
+// the best hit has since passed is dropped without reading it.
 fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
   if (params.boxCount == 0u) {
     return;
@@ -350,40 +372,56 @@ fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
     return;
   }
   let frame = rayFrame(ray.direction);
-  var stack: array<u32, BVH_STACK>;
-  stack[0] = 0u;
+  var stackNode: array<u32, BVH_STACK>;
+  var stackT: array<f32, BVH_STACK>;
+  let root = nodes[0];
+  stackT[0] = rayAabbEntry(ray.origin, frame.inv, frame.par, root.min, root.max);
+  if (stackT[0] < 0.0) {
+    return;
+  }
   var sp = 1u;
   while (sp > 0u) {
     sp -= 1u;
-    let node = nodes[stack[sp]];
     var limit = ray.maxDistance;
     if (!anyMode) {
       limit = min(limit, (*walk).best.t);
     }
-    let tNode = rayAabbEntry(ray.origin, frame.inv, frame.par, node.min, node.max);
-    if (tNode < 0.0 || tNode > limit) {
+    if (stackT[sp] > limit) {
       continue;
     }
-    var pend = Pending(0u, 0u, 0u, 0.0);
-    for (var side = 0u; side < 2u; side++) {
-      let c = select(node.right, node.left, side == 0u);
-      if ((c & BVH_LEAF) == 0u) {
-        considerChild(ray, frame, c, limit, &pend);
-      } else if (anyMode) {
-        let i = c & ~BVH_LEAF;
-        if (visitAny(ray, i, loadBox(i), solid)) {
-          (*walk).found = true;
-          return;
-        }
-      } else {
-        let i = c & ~BVH_LEAF;
-        visitClosest(ray, i, loadBox(i), solid, &(*walk).best);
-        limit = min(limit, (*walk).best.t);
-      }
+    let node = nodes[stackNode[sp]];
+    let tl = walkChild(anyMode, ray, frame, node.left, limit, solid, walk);
+    if ((*walk).found) {
+      return;
     }
-    if (!pushPending(&stack, &sp, pend)) {
+    if (!anyMode) {
+      limit = min(limit, (*walk).best.t);
+    }
+    let tr = walkChild(anyMode, ray, frame, node.right, limit, solid, walk);
+    if ((*walk).found) {
+      return;
+    }
+    let pushes = select(0u, 1u, tl >= 0.0) + select(0u, 1u, tr >= 0.0);
+    if (sp + pushes > BVH_STACK) {
       (*walk).overflowed = true;
       return;
+    }
+    // Farther child first, so the nearer one is popped next.
+    if (tl >= 0.0 && tr >= 0.0) {
+      let leftFirst = tl <= tr;
+      stackNode[sp] = select(node.left, node.right, leftFirst);
+      stackT[sp] = select(tl, tr, leftFirst);
+      stackNode[sp + 1u] = select(node.right, node.left, leftFirst);
+      stackT[sp + 1u] = select(tr, tl, leftFirst);
+      sp += 2u;
+    } else if (tl >= 0.0) {
+      stackNode[sp] = node.left;
+      stackT[sp] = tl;
+      sp += 1u;
+    } else if (tr >= 0.0) {
+      stackNode[sp] = node.right;
+      stackT[sp] = tr;
+      sp += 1u;
     }
   }
 }

@@ -213,6 +213,15 @@ export class ObbGpu {
     });
   }
 
+  /**
+   * The set's tree, current as of this call's turn (built or refitted first if needed), for
+   * callers that record BVH queries into their own encoders (encodeClosestHit's `tree`);
+   * undefined for sets of fewer than two boxes, which need none.
+   */
+  bvhOf(set: BoxSet): Promise<Bvh | undefined> {
+    return this.ctx.sequence('bvhOf', () => this.currentTree(set));
+  }
+
   /** Closest hit per ray (see RayQueries.closestHit); `accel` picks brute force or the BVH. */
   closestHit(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
     return this.rays.closestHit(set, rays, this.rayOptions(set, options));

@@ -121,13 +121,17 @@ export class RayQueries {
   readonly tuning: RayKernelTuning;
 
   private readonly paramsCache = new Map<string, GPUBuffer>();
+  private overflowBuffer: GPUBuffer | undefined;
 
   constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE, tuning?: Partial<RayKernelTuning>) {
     this.pool = pool ?? new BufferPool(ctx);
     this.workgroupSize = workgroupSize;
     this.tuning = { ...rayKernelTuning(ctx.adapter.isFallbackAdapter), ...tuning };
     // The cached uniforms lived on the old device.
-    ctx.onRecover(() => this.paramsCache.clear());
+    ctx.onRecover(() => {
+      this.paramsCache.clear();
+      this.overflowBuffer = undefined;
+    });
   }
 
   /** Override constants of the ray kernels for this instance. */
@@ -355,7 +359,11 @@ export class RayQueries {
   async encodeClosestHit(
     encoder: GPUCommandEncoder, set: BoxSet, rays: GPUBuffer, rayCount: number,
     hits: GPUBuffer, geometry: GPUBuffer,
-    options: { readonly solid?: boolean; readonly geometry?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: {
+      readonly solid?: boolean; readonly geometry?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites;
+      /** Walk this tree (current for the set: see ObbGpu.bvhOf); overflowed rays get HIT_FLAG_OVERFLOW. */
+      readonly tree?: Bvh;
+    } = {},
   ): Promise<void> {
     const op = 'encodeClosestHit';
     checkSet(this.ctx, set);
@@ -382,7 +390,14 @@ export class RayQueries {
       flags |= RAY_OPT_BOX_MASKS;
     }
     const params = this.encodedParams(rayCount, set.count, flags);
-    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder, options.timestampWrites, op);
+    const walk = options.tree ? { bvh: options.tree, overflow: this.encodedOverflow() } : undefined;
+    await this.dispatch('closestHit', set, params, rays, rayCount, { 4: hits, 5: geometry }, encoder, options.timestampWrites, op, walk);
+  }
+
+  /** The overflow counter of BVH dispatches in callers' encoders (never read: hits carry the flag). */
+  private encodedOverflow(): GPUBuffer {
+    this.overflowBuffer ??= this.ctx.createBuffer({ label: `${this.ctx.label}:encoded-overflow`, size: 16, usage: STORAGE_OUT });
+    return this.overflowBuffer;
   }
 
   /**

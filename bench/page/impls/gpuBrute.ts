@@ -24,7 +24,7 @@ export const gpuBrute: Implementation = {
     await g.ctx.device.queue.onSubmittedWorkDone();
     return {
       origin: set.origin,
-      closestHit: (rays: RayArray) => g.closestHit(set, rays),
+      closestHit: (rays: RayArray) => g.closestHit(set, rays, { accel: 'brute' }),
       async timeKernel(rays: RayArray, runs: number): Promise<KernelTiming> {
         const device = g.ctx.device;
         const n = rays.count;
@@ -66,7 +66,7 @@ export const gpuBrute: Implementation = {
       origin: set.origin,
       async frame(next: BoxArray) {
         await set.set(next);
-        return (await g.allPairs(set)).pairs;
+        return (await g.allPairs(set, { accel: 'brute' })).pairs;
       },
       destroy: () => set.destroy(),
     };

@@ -4,6 +4,7 @@
  * (buildRays, pairs, moving), so adding a backend is adding an entry here.
  */
 import { gpuBrute } from './gpuBrute.ts';
+import { gpuBvh } from './gpuBvh.ts';
 import { rapier } from './rapier.ts';
 import { reference } from './reference.ts';
 import { three } from './three.ts';
@@ -14,10 +15,7 @@ export type { Implementation } from './types.ts';
 /** In row order: GPU paths first, then the reference, then peers. */
 export const IMPLEMENTATIONS: readonly Implementation[] = [
   gpuBrute,
-  // ── 'gpu-bvh' goes here (issue #4). When src/bvh lands, add bench/page/impls/gpuBvh.ts with
-  //    name 'gpu-bvh', kind 'gpu', bruteForce false, device 'gpu', whose buildRays() builds the
-  //    LBVH on the GPU (timed as the `build` rows) and whose closestHit/timeKernel traverse it;
-  //    moving() may use the BVH broad phase. Until then 'gpu-bvh' rows are simply absent.
+  gpuBvh,
   reference,
   rapier,
   three,

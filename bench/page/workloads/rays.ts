@@ -56,6 +56,7 @@ async function buildAll(
 function buildNote(impl: Implementation): string {
   switch (impl.name) {
     case 'gpu-brute': return 'validate, pack, upload, wait for the queue';
+    case 'gpu-bvh': return 'validate, pack, upload, BVH build on the GPU (bounds, Morton codes, radix sort, hierarchy, refit)';
     case 'rapier': return 'World + one cuboid collider per box + world.step() (castRay sees nothing before it)';
     case 'three': return 'world matrix and its inverse per box';
     default: return '';
