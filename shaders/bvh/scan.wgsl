@@ -48,11 +48,11 @@ fn scanBlocks(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let block = scanBlockIndex(wid, nwg);
-  if (block >= scanParams.blocks) {
+  let blk = scanBlockIndex(wid, nwg);
+  if (blk >= scanParams.blocks) {
     return;
   }
-  let base = block * SCAN_BLOCK + lid * SCAN_PER_THREAD;
+  let base = blk * SCAN_BLOCK + lid * SCAN_PER_THREAD;
   // This thread's total, then the workgroup's exclusive prefix of totals, then a second pass
   // over the thread's elements (re-read: no per-thread array, its size is an override).
   var sum = 0u;
@@ -76,7 +76,7 @@ fn scanBlocks(
     }
   }
   if (lid == SCAN_WG - 1u) {
-    scanSums[block] = scanPart[lid];
+    scanSums[blk] = scanPart[lid];
   }
 }
 
@@ -86,12 +86,12 @@ fn scanAdd(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let block = scanBlockIndex(wid, nwg);
-  if (block >= scanParams.blocks) {
+  let blk = scanBlockIndex(wid, nwg);
+  if (blk >= scanParams.blocks) {
     return;
   }
-  let add = scanSums[block];
-  let base = block * SCAN_BLOCK + lid * SCAN_PER_THREAD;
+  let add = scanSums[blk];
+  let base = blk * SCAN_BLOCK + lid * SCAN_PER_THREAD;
   for (var q = 0u; q < SCAN_PER_THREAD; q++) {
     if (base + q < scanParams.count) {
       scanData[base + q] += add;

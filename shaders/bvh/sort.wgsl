@@ -51,15 +51,15 @@ fn sortCount(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let block = sortBlockIndex(wid, nwg);
-  if (block >= sortParams.blocks) {
+  let blk = sortBlockIndex(wid, nwg);
+  if (blk >= sortParams.blocks) {
     return;
   }
   if (lid < SORT_BUCKETS) {
     atomicStore(&digitCounts[lid], 0u);
   }
   workgroupBarrier();
-  let base = block * SORT_BLOCK + lid * SORT_PER_THREAD;
+  let base = blk * SORT_BLOCK + lid * SORT_PER_THREAD;
   for (var q = 0u; q < SORT_PER_THREAD; q++) {
     if (base + q < sortParams.count) {
       atomicAdd(&digitCounts[digitOf(keysIn[base + q])], 1u);
@@ -67,7 +67,7 @@ fn sortCount(
   }
   workgroupBarrier();
   if (lid < SORT_BUCKETS) {
-    hist[lid * sortParams.blocks + block] = atomicLoad(&digitCounts[lid]);
+    hist[lid * sortParams.blocks + blk] = atomicLoad(&digitCounts[lid]);
   }
 }
 
@@ -77,8 +77,8 @@ fn sortScatter(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let block = sortBlockIndex(wid, nwg);
-  if (block >= sortParams.blocks) {
+  let blk = sortBlockIndex(wid, nwg);
+  if (blk >= sortParams.blocks) {
     return;
   }
   for (var d = 0u; d < SORT_BUCKETS; d++) {
@@ -86,7 +86,7 @@ fn sortScatter(
   }
   // Count this thread's keys (consecutive) per digit. No per-thread arrays: the keys are read
   // again below (private arrays indexed by a loop variable are slow on some backends).
-  let base = block * SORT_BLOCK + lid * SORT_PER_THREAD;
+  let base = blk * SORT_BLOCK + lid * SORT_PER_THREAD;
   for (var q = 0u; q < SORT_PER_THREAD; q++) {
     if (base + q < sortParams.count) {
       ranks[digitOf(keysIn[base + q]) * SORT_WG + lid] += 1u;
@@ -127,7 +127,7 @@ fn sortScatter(
   // digit's block-local start. Staged once per block: a gather from storage per key is slow on
   // CPU implementations.
   if (lid < SORT_BUCKETS) {
-    digitBase[lid] = hist[lid * sortParams.blocks + block] - ranks[lid * SORT_WG];
+    digitBase[lid] = hist[lid * sortParams.blocks + blk] - ranks[lid * SORT_WG];
   }
   workgroupBarrier();
   for (var q = 0u; q < SORT_PER_THREAD; q++) {

@@ -193,7 +193,7 @@ export class Bvh {
         { binding: 8, resource: { buffer: output } }, { binding: 9, resource: { buffer: input } }, { binding: 10, resource: { buffer: this.args } },
       ] }),
       device.createBindGroup({ label: 'obb:bvh-refit-nodes', layout: nodesKernel!.layout, entries: [
-        { binding: 0, resource: { buffer: this.params } }, { binding: 1, resource: { buffer: this.set.buffer } },
+        { binding: 1, resource: { buffer: this.set.buffer } },
         { binding: 5, resource: { buffer: this.nodes } }, { binding: 6, resource: { buffer: this.parents } },
         { binding: 7, resource: { buffer: this.refitCount } }, { binding: 8, resource: { buffer: output } },
         { binding: 9, resource: { buffer: input } }, { binding: 11, resource: { buffer: this.status } },

@@ -47,7 +47,7 @@ export const KERNELS = {
   bvhHierarchy: { source: 'bvhBuild', entry: 'bvhHierarchy', bindings: [[0, U], [3, W], [4, W], [5, W], [6, W]] },
   bvhRefitLeaves: { source: 'bvhBuild', entry: 'bvhRefitLeaves', bindings: [[0, U], [6, W], [7, W], [8, W]] },
   bvhRefitArgs: { source: 'bvhBuild', entry: 'bvhRefitArgs', bindings: [[8, W], [9, R], [10, W]] },
-  bvhRefitNodes: { source: 'bvhBuild', entry: 'bvhRefitNodes', bindings: [[0, U], [1, R], [5, W], [6, W], [7, W], [8, W], [9, R], [11, W]] },
+  bvhRefitNodes: { source: 'bvhBuild', entry: 'bvhRefitNodes', bindings: [[1, R], [5, W], [6, W], [7, W], [8, W], [9, R], [11, W]] },
 } as const satisfies Record<string, KernelSpec>;
 
 export type KernelName = keyof typeof KERNELS;

@@ -54,13 +54,21 @@ describe('naming helpers', () => {
   });
 });
 
+/** Kernels that link the shared structs (shaders/common/types.wgsl); the sort and scan do not. */
+const typedKernels = kernelNames.filter((k) => KERNEL_SOURCES[k as keyof typeof KERNEL_SOURCES]().chunks.some((c) => c.file === 'shaders/common/types.wgsl'));
+
+it('the sort and scan kernels are the only ones without the shared structs', () => {
+  expect(kernelNames.filter((k) => !typedKernels.includes(k)).sort()).toEqual(['scan', 'sort']);
+});
+
 describe.each(kernelNames)('linked kernel %s', (kernel) => {
-  it('links and reflects (structs and compute entry points found)', () => {
+  it('links and reflects (compute entry points found)', () => {
     const r = reflectionOf(kernel);
-    expect(r.structs.length).toBeGreaterThan(0);
     expect(r.entry.compute.length).toBeGreaterThan(0);
   });
+});
 
+describe.each(typedKernels)('linked kernel %s', (kernel) => {
   describe.each(Object.entries(LAYOUTS))('struct %s', (name, table) => {
     it('has SIZE bytes and every table offset at its member', () => {
       const s = structOf(reflectionOf(kernel), name);
@@ -203,7 +211,8 @@ describe('shaders/common/types.wgsl annotations agree with reflection', () => {
         cur = undefined;
         continue;
       }
-      const member = /^\s*(\w+)\s*:\s*[^,]+,?\s*(?:\/\/(.*))?$/.exec(line);
+      // The type may hold commas (array<vec4f, 6>) but no slash.
+      const member = /^\s*(\w+)\s*:\s*[^/]+?,?\s*(?:\/\/(.*))?$/.exec(line);
       if (member) {
         const comment = member[2] ?? '';
         const off = /offset\((\d+)\)/.exec(comment);
@@ -221,7 +230,7 @@ describe('shaders/common/types.wgsl annotations agree with reflection', () => {
     expect(annotated.map((s) => s.name)).toEqual(expect.arrayContaining(Object.keys(LAYOUTS)));
   });
 
-  it.each(kernelNames)('every member offset/size and struct size matches the reflection of %s', (kernel) => {
+  it.each(typedKernels)('every member offset/size and struct size matches the reflection of %s', (kernel) => {
     const r = reflectionOf(kernel);
     for (const a of annotated) {
       const s = structOf(r, a.name);
@@ -247,7 +256,7 @@ describe('mapShaderLine', () => {
   it.each(kernelNames)('maps lines inside every chunk of %s back to the file and line', (kernel) => {
     const l = linked.get(kernel)!;
     const linkedLines = l.code.split('\n');
-    expect(l.chunks.length).toBeGreaterThan(2);
+    expect(l.chunks.length).toBeGreaterThanOrEqual(2);
     for (const c of l.chunks) {
       const src = chunkCode.get(c.file);
       expect(src, c.file).toBeDefined();
