@@ -27,6 +27,8 @@ export interface BrowserRunOptions {
   readonly distDir: string;
   /** The scene file's text (already validated by the caller). */
   readonly sceneText: string;
+  /** Brute force, the BVH, or by set size (default). */
+  readonly accel?: 'auto' | 'bvh' | 'brute';
   /** Chromium/Chrome executable; otherwise findBrowser's search (CHROME_PATH, …). */
   readonly browser?: string | undefined;
   readonly progress: (message: string) => void;
@@ -161,14 +163,14 @@ export async function runSceneInBrowser(options: BrowserRunOptions): Promise<Gpu
     }
     progress(`adapter: ${init.value.adapter}`);
 
-    const outcome: PageOutcome<GpuSceneRaw> | null = await page.evaluate(async () => {
+    const outcome: PageOutcome<GpuSceneRaw> | null = await page.evaluate(async (accel) => {
       const f = window.webgpuObbRunScene;
       if (!f) {
         return null;
       }
       const response = await fetch('/scene.json');
-      return f(await response.json());
-    });
+      return f(await response.json(), accel);
+    }, options.accel ?? 'auto');
     if (!outcome) {
       throw new Error('the GPU page published no webgpuObbRunScene; run `npm run build`');
     }

@@ -44,8 +44,8 @@ export interface CliIo {
 
 const USAGE = `Usage:
   webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
-                 [--runtime browser|node] [--quiet]
-  webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--quiet]
+                 [--runtime browser|node] [--accel auto|bvh|brute] [--quiet]
+  webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--accel auto|bvh|brute] [--quiet]
   webgpu-obb --help | --version
 
 Commands:
@@ -60,6 +60,10 @@ Options:
                       where the GPU backend runs: headless Chromium (default), or this Node
                       process through Dawn (the optional \`webgpu\` package; on Linux it needs a
                       Vulkan loader and driver: Chromium's SwiftShader is found automatically)
+  --accel auto|bvh|brute
+                      how the GPU finds boxes: a BVH built on the GPU, every box (brute force),
+                      or by size (default: the BVH for rays from 512 boxes, for all pairs from
+                      1,024; measured on SwiftShader, see README)
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
@@ -222,7 +226,7 @@ export function formatResult(result: SceneResult): string {
 }
 
 /** Runs the scene on the GPU in headless Chromium (loads Puppeteer only now). */
-async function runGpu(sceneText: string, browser: string | undefined, progress: (m: string) => void): Promise<GpuSceneRaw> {
+async function runGpu(sceneText: string, browser: string | undefined, progress: (m: string) => void, accel: 'auto' | 'bvh' | 'brute'): Promise<GpuSceneRaw> {
   let runner: typeof import('./gpuRunner.ts');
   try {
     runner = await import('./gpuRunner.ts');
@@ -234,7 +238,7 @@ async function runGpu(sceneText: string, browser: string | undefined, progress: 
   }
   // The page parses the very text Node validated, so both sides see the same scene.
   try {
-    return await runner.runSceneInBrowser({ distDir: join(packageRoot(), 'dist'), sceneText, browser, progress });
+    return await runner.runSceneInBrowser({ distDir: join(packageRoot(), 'dist'), sceneText, browser, progress, accel });
   } catch (error) {
     if (error instanceof runner.GpuUnavailableError) {
       throw new CliError(EXIT.GPU_UNAVAILABLE, oneLine(error));
@@ -252,7 +256,7 @@ const NODE_ADAPTER_HINT =
  * The Vulkan driver follows WEBGPU_OBB_ADAPTER as the browser runtime does: SwiftShader unless
  * it says `default`.
  */
-async function runGpuNode(scene: Scene, progress: (m: string) => void): Promise<GpuSceneRaw> {
+async function runGpuNode(scene: Scene, progress: (m: string) => void, accel: 'auto' | 'bvh' | 'brute'): Promise<GpuSceneRaw> {
   let runtime: typeof import('../node/runtime.ts');
   try {
     runtime = await import('../node/runtime.ts');
@@ -273,7 +277,7 @@ async function runGpuNode(scene: Scene, progress: (m: string) => void): Promise<
   try {
     progress(`vulkan: ${runtime.nodeVulkanSetup()?.summary ?? 'unknown'}`);
     progress(`adapter: ${gpu.adapterName}`);
-    return await runSceneGpuRaw(scene, gpu, progress);
+    return await runSceneGpuRaw(scene, gpu, progress, accel);
   } catch (error) {
     throw new CliError(EXIT.FAILED, `GPU run failed: ${oneLine(error)}`);
   } finally {
@@ -290,6 +294,7 @@ interface Parsed {
   scene: string;
   backend: 'gpu' | 'cpu';
   runtime: 'browser' | 'node';
+  accel: 'auto' | 'bvh' | 'brute';
   out: string | undefined;
   browser: string | undefined;
   quiet: boolean;
@@ -307,6 +312,7 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
       options: {
         backend: { type: 'string' },
         runtime: { type: 'string' },
+        accel: { type: 'string' },
         out: { type: 'string', short: 'o' },
         browser: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
@@ -355,6 +361,13 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
   if (runtime === 'node' && values['browser'] !== undefined) {
     throw new CliError(EXIT.USAGE, '--browser is for --runtime browser; --runtime node runs without one');
   }
+  const accel = values['accel'];
+  if (accel !== undefined && accel !== 'auto' && accel !== 'bvh' && accel !== 'brute') {
+    throw new CliError(EXIT.USAGE, `--accel must be auto, bvh or brute (got '${String(accel)}')`);
+  }
+  if (accel !== undefined && backend === 'cpu') {
+    throw new CliError(EXIT.USAGE, '--accel is for the GPU backend; the CPU reference is brute force');
+  }
   const out = values['out'];
   if (command === 'verify' && out !== undefined) {
     throw new CliError(EXIT.USAGE, 'verify prints a report; --out is for run');
@@ -365,6 +378,7 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     scene,
     backend: backend ?? 'gpu',
     runtime: runtime ?? 'browser',
+    accel: accel ?? 'auto',
     out: typeof out === 'string' ? out : undefined,
     browser: typeof browser === 'string' ? browser : undefined,
     quiet: values['quiet'] === true,
@@ -384,7 +398,7 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   progress(`scene: ${args.scene} (${describeScene(scene)})`);
 
   const gpuRaw = (): Promise<GpuSceneRaw> =>
-    args.runtime === 'node' ? runGpuNode(scene, progress) : runGpu(sceneText, args.browser, progress);
+    args.runtime === 'node' ? runGpuNode(scene, progress, args.accel) : runGpu(sceneText, args.browser, progress, args.accel);
   if (args.command === 'verify') {
     const raw = await gpuRaw();
     const ref = runReference(scene, progress);

@@ -13,6 +13,7 @@
  */
 import { ObbGpu } from '../gpu/ObbGpu.ts';
 import { parseScene, runSceneGpuRaw, type GpuSceneRaw } from './scene.ts';
+import type { Accel } from '../gpu/ObbGpu.ts';
 
 /** What a page call answers. */
 export type PageOutcome<T> =
@@ -22,7 +23,7 @@ export type PageOutcome<T> =
 declare global {
   interface Window {
     webgpuObbInit?: () => Promise<PageOutcome<{ adapter: string }>>;
-    webgpuObbRunScene?: (sceneJson: unknown) => Promise<PageOutcome<GpuSceneRaw>>;
+    webgpuObbRunScene?: (sceneJson: unknown, accel?: Accel) => Promise<PageOutcome<GpuSceneRaw>>;
     webgpuObbProgress?: (message: string) => Promise<void>;
   }
 }
@@ -47,7 +48,7 @@ window.webgpuObbInit = async () => {
   }
 };
 
-window.webgpuObbRunScene = async (sceneJson: unknown) => {
+window.webgpuObbRunScene = async (sceneJson: unknown, accel: Accel = 'auto') => {
   try {
     const init = await window.webgpuObbInit?.();
     if (!init?.ok) {
@@ -59,7 +60,7 @@ window.webgpuObbRunScene = async (sceneJson: unknown) => {
     const progress = (message: string): void => {
       void window.webgpuObbProgress?.(message);
     };
-    return { ok: true, value: await runSceneGpuRaw(parseScene(sceneJson), gpu, progress) };
+    return { ok: true, value: await runSceneGpuRaw(parseScene(sceneJson), gpu, progress, accel) };
   } catch (error) {
     return failure(error);
   }

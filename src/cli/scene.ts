@@ -15,7 +15,7 @@ import { boxArrayFrom, rayArrayFrom } from '../core/canonical.ts';
 import { BOX_F64, RAY_F64, type BoxArray, type BoxInput, type Ray, type RayArray, type Vec3 } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
 import { checkBoxRange, checkRayRange, defaultOrigin } from '../gpu/inputs.ts';
-import type { ObbGpu } from '../gpu/ObbGpu.ts';
+import type { Accel, ObbGpu } from '../gpu/ObbGpu.ts';
 import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs, type PairResults } from '../reference/pairs.ts';
 import { closestHit as referenceClosestHit, type ClosestHits } from '../reference/raycast.ts';
 
@@ -423,7 +423,12 @@ export function runSceneCpu(scene: Scene, onProgress?: ProgressFn): SceneResult 
  * @example
  * const raw = await runSceneGpuRaw(scene, await ObbGpu.create());
  */
-export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: ProgressFn): Promise<GpuSceneRaw> {
+/** Whether a query on `n` boxes takes the BVH path (for progress lines). */
+function usesBvh(gpu: ObbGpu, accel: Accel, n: number, kind: 'rays' | 'pairs'): boolean {
+  return accel === 'bvh' || (accel === 'auto' && n >= gpu.thresholds[kind]);
+}
+
+export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: ProgressFn, accel: Accel = 'auto'): Promise<GpuSceneRaw> {
   const set = gpu.createBoxSet(scene.boxes);
   try {
     const out: { -readonly [K in keyof GpuSceneRaw]: GpuSceneRaw[K] } = {
@@ -431,8 +436,8 @@ export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: Pro
       origin: [set.origin[0], set.origin[1], set.origin[2]],
     };
     if (scene.rays) {
-      onProgress?.(`closest hit: ${count(scene.rays.count, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
-      const h = await gpu.closestHit(set, scene.rays, { geometry: true });
+      onProgress?.(`closest hit: ${count(scene.rays.count, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}${usesBvh(gpu, accel, scene.boxes.count, 'rays') ? ' (BVH)' : ''}…`);
+      const h = await gpu.closestHit(set, scene.rays, { geometry: true, accel });
       const n = h.count;
       const box = Array.from(h.box);
       // Misses carry t = Infinity, which JSON cannot hold; box -1 already says "miss".
@@ -447,8 +452,8 @@ export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: Pro
     }
     if (scene.allPairs) {
       const n = scene.boxes.count;
-      onProgress?.(`all pairs: ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
-      out.allPairs = Array.from((await gpu.allPairs(set)).pairs);
+      onProgress?.(usesBvh(gpu, accel, n, 'pairs') ? `all pairs: ${count(n, 'box', 'boxes')} (BVH)…` : `all pairs: ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
+      out.allPairs = Array.from((await gpu.allPairs(set, { accel })).pairs);
     }
     return out;
   } finally {

@@ -270,6 +270,8 @@ describe('main (in process)', () => {
     [['run', 'a.json', '--bogus'], /unknown option '--bogus' \(see webgpu-obb --help\)$/m],
     [['verify', 'a.json', '--backend', 'cpu'], /drop --backend/],
     [['verify', 'a.json', '--out', 'r.json'], /--out is for run/],
+    [['run', 'a.json', '--accel', 'kd-tree'], /--accel must be auto, bvh or brute/],
+    [['run', 'a.json', '--accel', 'bvh', '--backend', 'cpu'], /--accel is for the GPU backend/],
   ])('%j is a usage error (exit 2)', async (argv, message) => {
     const io = capture();
     expect(await main(argv, io)).toBe(2);

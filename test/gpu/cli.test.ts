@@ -196,4 +196,21 @@ describe('webgpu-obb on the GPU (seed 7)', () => {
     expect(r.stdout).toMatch(/^allPairs: 44850 cases — .* 0 mismatch/m);
     expect(r.stdout).toMatch(/^OK: 0 mismatch, \d+ ambiguous in 45652 cases/m);
   });
+
+  it('--accel bvh walks the GPU-built BVH: verify passes and the hits equal --accel brute', async () => {
+    const v = await cli(dir, 'verify', sceneFile, '--accel', 'bvh');
+    expect(v.code, `${v.stdout}\n${v.stderr}`).toBe(0);
+    expect(v.stderr).toMatch(/^closest hit: 602 rays × 300 boxes \(BVH\)…$/m);
+    expect(v.stderr).toMatch(/^all pairs: 300 boxes \(BVH\)…$/m);
+    expect(v.stdout).toMatch(/^OK: 0 mismatch/m);
+    const bvh = await cli(dir, 'run', sceneFile, '--accel', 'bvh', '-q');
+    const brute = await cli(dir, 'run', sceneFile, '--accel', 'brute', '-q');
+    expect(bvh.code, bvh.stderr).toBe(0);
+    expect(brute.code, brute.stderr).toBe(0);
+    const a = JSON.parse(bvh.stdout) as SceneResult;
+    const b = JSON.parse(brute.stdout) as SceneResult;
+    const boxOf = (h: RayResult): number => (h.hit ? h.box : -1);
+    expect(a.rays?.map(boxOf)).toEqual(b.rays?.map(boxOf));
+    expect(a.allPairs).toEqual(b.allPairs);
+  });
 });
