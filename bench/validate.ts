@@ -12,18 +12,7 @@
 import { boxArrayFrom, validateBoxArray, validateRayArray } from '../src/core/canonical.ts';
 import { BOX_F64, RAY_F64 } from '../src/core/types.ts';
 import type { BoxInput, Vec3 } from '../src/core/types.ts';
-
-/** mulberry32: small, fast, seedable; good enough to generate bench data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../src/scenes/generate.ts';
 
 function randomBoxes(n: number, seed: number): Float64Array {
   const r = rng(seed);

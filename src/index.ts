@@ -27,3 +27,7 @@ export { linkShader, mapShaderLine, KERNEL_SOURCES, CHUNKS, type LinkedShader, t
 export { GPU_MAX_COORDINATE, type RaySource } from './gpu/inputs.ts';
 export * from './scenes/generate.ts';
 export * from './scenes/adversarial.ts';
+export { Bvh, type BvhSnapshot, type BuildPhase } from './bvh/Bvh.ts';
+export { RadixSort, ExclusiveScan, blockTuning, type BlockTuning } from './bvh/RadixSort.ts';
+export { LidarSensor, type LidarSweep } from './bvh/Lidar.ts';
+export { FrustumCuller, type FrustumDraw } from './bvh/Frustum.ts';

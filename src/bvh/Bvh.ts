@@ -28,6 +28,7 @@ const BUILD_KERNELS: readonly KernelName[] = [
 
 /** The phases of a build, in order (see profileBuild). */
 export type BuildPhase = 'bounds' | 'codes' | 'sort' | 'hierarchy' | 'refit';
+const BUILD_PHASES: readonly BuildPhase[] = ['bounds', 'codes', 'sort', 'hierarchy', 'refit'];
 
 /** The tree read back, for tests and tools. */
 export interface BvhSnapshot {
@@ -138,22 +139,40 @@ export class Bvh {
   async encodeBuild(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): Promise<void> {
     const n = this.set.count;
     this.check(n);
-    const device = this.ctx.device;
-    const partials = this.partials(n);
-    device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partials, 0, 0]));
-    const [boundsPartial, boundsFinal, morton, hierarchy] = await Promise.all(
-      (['bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy'] as const).map((k) => this.kernel(k)));
+    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
     this.encodeClears(encoder);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-build', timestampWrites } : { label: 'obb:bvh-build' });
-    const groups = Math.ceil(n / BVH_WG);
-    dispatch(device, pass, boundsPartial!, { 0: this.params, 1: this.set.buffer, 2: this.bounds }, partials, 'obb:bvh-bounds');
-    dispatch(device, pass, boundsFinal!, { 0: this.params, 2: this.bounds }, 1, 'obb:bvh-bounds-final');
-    dispatch(device, pass, morton!, { 0: this.params, 1: this.set.buffer, 2: this.bounds, 3: this.keys, 4: this.values }, groups, 'obb:bvh-morton');
-    await this.sort.encode(pass, this.keys, this.values, n, 30);
-    dispatch(device, pass, hierarchy!, { 0: this.params, 3: this.keys, 4: this.values, 5: this.nodes, 6: this.parents }, groups, 'obb:bvh-hierarchy');
-    await this.encodeRefitSteps(pass, n);
+    for (const phase of BUILD_PHASES) {
+      await this.encodePhase(phase, pass, n);
+    }
     pass.end();
     this.builtCount = n;
+  }
+
+  /** Records one phase of a build (params written, counters cleared by the caller). */
+  private async encodePhase(phase: BuildPhase, pass: GPUComputePassEncoder, n: number): Promise<void> {
+    const device = this.ctx.device;
+    const groups = Math.ceil(n / BVH_WG);
+    switch (phase) {
+      case 'bounds': {
+        const partials = this.partials(n);
+        dispatch(device, pass, await this.kernel('bvhBoundsPartial'), { 0: this.params, 1: this.set.buffer, 2: this.bounds }, partials, 'obb:bvh-bounds');
+        dispatch(device, pass, await this.kernel('bvhBoundsFinal'), { 0: this.params, 2: this.bounds }, 1, 'obb:bvh-bounds-final');
+        return;
+      }
+      case 'codes':
+        dispatch(device, pass, await this.kernel('bvhMorton'), { 0: this.params, 1: this.set.buffer, 2: this.bounds, 3: this.keys, 4: this.values }, groups, 'obb:bvh-morton');
+        return;
+      case 'sort':
+        await this.sort.encode(pass, this.keys, this.values, n, 30);
+        return;
+      case 'hierarchy':
+        dispatch(device, pass, await this.kernel('bvhHierarchy'), { 0: this.params, 3: this.keys, 4: this.values, 5: this.nodes, 6: this.parents }, groups, 'obb:bvh-hierarchy');
+        return;
+      case 'refit':
+        await this.encodeRefitSteps(pass, n);
+        return;
+    }
   }
 
   /**
@@ -224,51 +243,35 @@ export class Bvh {
     const n = this.set.count;
     this.check(n);
     const device = this.ctx.device;
-    const partials = this.partials(n);
-    device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partials, 0, 0]));
-    const [boundsPartial, boundsFinal, morton, hierarchy] = await Promise.all(
-      (['bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy'] as const).map((k) => this.kernel(k)));
-    const groups = Math.ceil(n / BVH_WG);
+    device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
     const hasTs = device.features.has('timestamp-query');
     const querySet = hasTs ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
     const resolve = hasTs ? device.createBuffer({ size: 16, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC }) : undefined;
-    const phases: Record<string, number> = {};
-    const run = async (phase: BuildPhase, record: (pass: GPUComputePassEncoder) => Promise<void> | void, clears = false): Promise<void> => {
-      const encoder = device.createCommandEncoder({ label: `obb:bvh-${phase}` });
-      if (clears) {
-        this.encodeClears(encoder);
-      }
-      const pass = encoder.beginComputePass(querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
-      await record(pass);
-      pass.end();
-      if (querySet && resolve) {
-        encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-      }
-      const t0 = performance.now();
-      await this.ctx.scoped(`Bvh.profileBuild ${phase}`, () => device.queue.submit([encoder.finish()]));
-      await device.queue.onSubmittedWorkDone();
-      const wall = performance.now() - t0;
-      let ms = wall;
-      if (resolve) {
-        const [a, b] = new BigUint64Array(await this.ctx.readback(resolve, 16, 0, 'profileBuild'));
-        const gpu = Number(b! - a!) / 1e6;
-        ms = gpu > 0 ? gpu : wall;
-      }
-      phases[phase] = ms;
-    };
+    const phases: Partial<Record<BuildPhase, number>> = {};
     try {
-      await run('bounds', (pass) => {
-        dispatch(device, pass, boundsPartial!, { 0: this.params, 1: this.set.buffer, 2: this.bounds }, partials, 'obb:bvh-bounds');
-        dispatch(device, pass, boundsFinal!, { 0: this.params, 2: this.bounds }, 1, 'obb:bvh-bounds-final');
-      }, true);
-      await run('codes', (pass) => {
-        dispatch(device, pass, morton!, { 0: this.params, 1: this.set.buffer, 2: this.bounds, 3: this.keys, 4: this.values }, groups, 'obb:bvh-morton');
-      });
-      await run('sort', (pass) => this.sort.encode(pass, this.keys, this.values, n, 30));
-      await run('hierarchy', (pass) => {
-        dispatch(device, pass, hierarchy!, { 0: this.params, 3: this.keys, 4: this.values, 5: this.nodes, 6: this.parents }, groups, 'obb:bvh-hierarchy');
-      });
-      await run('refit', (pass) => this.encodeRefitSteps(pass, n));
+      for (const phase of BUILD_PHASES) {
+        const encoder = device.createCommandEncoder({ label: `obb:bvh-${phase}` });
+        if (phase === 'bounds') {
+          this.encodeClears(encoder);
+        }
+        const pass = encoder.beginComputePass(querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
+        await this.encodePhase(phase, pass, n);
+        pass.end();
+        if (querySet && resolve) {
+          encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+        }
+        const t0 = performance.now();
+        await this.ctx.scoped(`Bvh.profileBuild ${phase}`, () => device.queue.submit([encoder.finish()]));
+        await device.queue.onSubmittedWorkDone();
+        const wall = performance.now() - t0;
+        let ms = wall;
+        if (resolve) {
+          const [begin, end] = new BigUint64Array(await this.ctx.readback(resolve, 16, 0, 'profileBuild'));
+          const gpu = Number(end! - begin!) / 1e6;
+          ms = gpu > 0 ? gpu : wall;
+        }
+        phases[phase] = ms;
+      }
       this.builtCount = n;
     } finally {
       querySet?.destroy();

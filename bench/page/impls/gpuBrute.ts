@@ -2,9 +2,9 @@
  * The GPU brute-force path: every ray against every box, every pair of boxes (src/gpu). Timed end
  * to end (validation, packing, upload, dispatch, readback) and, for rays, the kernel alone.
  */
-import { HIT, RAY, packRays, type BoxArray, type RayArray } from '../../../src/index.ts';
+import type { BoxArray, RayArray } from '../../../src/index.ts';
 import { sharedGpu } from '../gpu.ts';
-import { timeGpu } from '../measure.ts';
+import { timeClosestKernel } from './gpuKernel.ts';
 import type { Implementation, KernelTiming } from './types.ts';
 
 export const gpuBrute: Implementation = {
@@ -25,24 +25,7 @@ export const gpuBrute: Implementation = {
     return {
       origin: set.origin,
       closestHit: (rays: RayArray) => g.closestHit(set, rays, { accel: 'brute' }),
-      async timeKernel(rays: RayArray, runs: number): Promise<KernelTiming> {
-        const device = g.ctx.device;
-        const n = rays.count;
-        const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
-        const rayBuf = device.createBuffer({ label: 'bench:rays', size: Math.max(16, n * RAY.SIZE), usage });
-        const hitBuf = device.createBuffer({ label: 'bench:hits', size: Math.max(16, n * HIT.SIZE), usage: GPUBufferUsage.STORAGE });
-        const geoBuf = device.createBuffer({ label: 'bench:geometry', size: 32, usage: GPUBufferUsage.STORAGE });
-        try {
-          device.queue.writeBuffer(rayBuf, 0, packRays(rays, set.origin));
-          const k = await timeGpu(device, (enc, ts) => g.rays.encodeClosestHit(enc, set, rayBuf, n, hitBuf, geoBuf,
-            ts ? { geometry: false, timestampWrites: ts } : { geometry: false }), runs, 0);
-          return { samples: k.samples, wallSamples: k.wallSamples, timing: k.timing };
-        } finally {
-          rayBuf.destroy();
-          hitBuf.destroy();
-          geoBuf.destroy();
-        }
-      },
+      timeKernel: (rays: RayArray, runs: number): Promise<KernelTiming> => timeClosestKernel(g, set, rays, runs),
       destroy: () => set.destroy(),
     };
   },

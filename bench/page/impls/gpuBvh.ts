@@ -2,9 +2,9 @@
  * The GPU BVH path (issue #4): boxes uploaded and a linear BVH built on the GPU (timed as the
  * `build` rows), rays walking it, and all-pairs by the BVH broad phase with a rebuild per frame.
  */
-import { HIT, RAY, packRays, type BoxArray, type RayArray } from '../../../src/index.ts';
+import type { BoxArray, RayArray } from '../../../src/index.ts';
 import { sharedGpu } from '../gpu.ts';
-import { timeGpu } from '../measure.ts';
+import { timeClosestKernel } from './gpuKernel.ts';
 import type { Implementation, KernelTiming } from './types.ts';
 
 export const gpuBvh: Implementation = {
@@ -26,23 +26,7 @@ export const gpuBvh: Implementation = {
       origin: set.origin,
       closestHit: (rays: RayArray) => g.closestHit(set, rays, { accel: 'bvh' }),
       async timeKernel(rays: RayArray, runs: number): Promise<KernelTiming> {
-        const device = g.ctx.device;
-        const n = rays.count;
-        const tree = await g.bvhOf(set);
-        const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
-        const rayBuf = device.createBuffer({ label: 'bench:rays', size: Math.max(16, n * RAY.SIZE), usage });
-        const hitBuf = device.createBuffer({ label: 'bench:hits', size: Math.max(16, n * HIT.SIZE), usage: GPUBufferUsage.STORAGE });
-        const geoBuf = device.createBuffer({ label: 'bench:geometry', size: 32, usage: GPUBufferUsage.STORAGE });
-        try {
-          device.queue.writeBuffer(rayBuf, 0, packRays(rays, set.origin));
-          const k = await timeGpu(device, (enc, ts) => g.rays.encodeClosestHit(enc, set, rayBuf, n, hitBuf, geoBuf,
-            { geometry: false, ...(ts ? { timestampWrites: ts } : {}), ...(tree ? { tree } : {}) }), runs, 0);
-          return { samples: k.samples, wallSamples: k.wallSamples, timing: k.timing };
-        } finally {
-          rayBuf.destroy();
-          hitBuf.destroy();
-          geoBuf.destroy();
-        }
+        return timeClosestKernel(g, set, rays, runs, await g.bvhOf(set));
       },
       destroy: () => set.destroy(),
     };
