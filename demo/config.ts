@@ -1,0 +1,13 @@
+/**
+ * The demo's default scenes: sizes chosen to stay interactive on a CPU WebGPU adapter
+ * (SwiftShader); the sliders (or URL parameters, see main.ts) go up to 1M boxes on a real GPU.
+ * Shared with test/gpu/demo.test.ts, which regenerates the same scenes for the reference.
+ */
+export const PICKING_SEED = 7;
+export const PICKING_DEFAULT_SIZE = 100_000;
+
+export const LIDAR_SEED = 7;
+export const LIDAR_DEFAULTS = { boxes: 20_000, channels: 32, azimuths: 512, maxRange: 120, lowDeg: -25, highDeg: 15 } as const;
+
+export const OVERLAP_SEED = 3;
+export const OVERLAP_DEFAULT_SIZE = 2000;

@@ -1,0 +1,28 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+// The demo page (`npm run demo`): served from demo/, importing the library's sources from src/
+// and their WGSL through `?raw`. WebGPU needs a secure context: localhost qualifies, so the dev
+// server stays on localhost (its URL is printed at start). `vite build --config
+// demo/vite.config.ts` writes a static copy to dist/demo/ (test/gpu/demo.test.ts builds its own copy).
+const root = fileURLToPath(new URL('.', import.meta.url));
+const repo = fileURLToPath(new URL('..', import.meta.url));
+
+export default defineConfig({
+  root,
+  base: './',
+  cacheDir: `${repo}node_modules/.vite/demo`,
+  server: {
+    host: 'localhost',
+    fs: { allow: [repo] },
+  },
+  preview: {
+    host: 'localhost',
+  },
+  build: {
+    target: 'es2022',
+    outDir: `${repo}dist/demo`,
+    emptyOutDir: true,
+    sourcemap: true,
+  },
+});
