@@ -1,8 +1,17 @@
 /**
  * A LiDAR sensor on the GPU: each sweep uploads a pose (64 bytes), the rays are generated inside
- * the `bvhLidar` kernel from cos/sin tables uploaded once, and the closest hit of each ray is
- * found through the BVH. Results stay on the GPU (a range image, hit boxes, and a point buffer
- * usable directly as a vertex buffer) and are read back only when asked.
+ * the kernels from cos/sin tables uploaded once, and the closest hit of each ray is found by one
+ * of two methods:
+ * - `raster` (the default when the channel table allows it): every box is rasterised into the
+ *   sensor's (channel, azimuth) grid over the cells whose rays can hit it, and each of those
+ *   cells is one slab test, the closest hit kept with atomics (shaders/kernels/lidar_raster.wgsl).
+ *   No tree is needed, so moving scenes cost nothing to prepare; the cost is the boxes' total
+ *   footprint, about the scene's depth complexity per ray.
+ * - `bvh`: each ray walks the set's BVH (`bvhLidar`). For channel tables with elevations at or
+ *   beyond ±89.9° (where a ray's azimuth is ill-defined in f32), and on request.
+ * Both give the same answers (smallest t, then smallest box index). Results stay on the GPU (a
+ * range image, hit boxes, and a point buffer usable directly as a vertex buffer) and are read
+ * back only when asked.
  */
 import { LIDAR_NO_RETURN, NO_BOX, RAY_OPT_BOX_MASKS } from '../constants.ts';
 import type { Vec3 } from '../core/types.ts';
@@ -14,9 +23,46 @@ import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
 import { closestHit } from '../reference/raycast.ts';
 import { checkLidar, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
 import type { Bvh } from './Bvh.ts';
-import { dispatch } from './encode.ts';
+import { dispatch, dispatchIndirect } from './encode.ts';
+import { ExclusiveScan } from './RadixSort.ts';
 
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+
+/** How a sensor finds each ray's closest hit (see LidarSensor). */
+export type LidarMethod = 'raster' | 'bvh';
+
+/**
+ * Whether the raster method can serve a channel table: every elevation strictly inside ±89.9°
+ * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32.
+ */
+export function lidarRasterizable(desc: LidarDescription): boolean {
+  return desc.elevations.every((e) => Math.cos(e) >= 1.7e-3);
+}
+
+/**
+ * The tables the kernels read: lidarTables (cos/sin per azimuth step, then per channel), then one
+ * entry per channel in ascending order of sin e: (sin e, channel) — the raster method's lookup
+ * from an elevation range to channels.
+ */
+export function lidarKernelTables(desc: LidarDescription): Float32Array {
+  const base = lidarTables(desc);
+  const order = desc.elevations.map((e, c) => [Math.fround(Math.sin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = new Float32Array(base.length + 2 * order.length);
+  out.set(base);
+  order.forEach(([sin, c], k) => {
+    out[base.length + 2 * k] = sin;
+    out[base.length + 2 * k + 1] = c;
+  });
+  return out;
+}
+
+/** Per-box buffers of the raster method, grown with the largest set swept. */
+interface RasterBoxes {
+  readonly capacity: number;
+  readonly footprints: GPUBuffer;
+  readonly offsets: GPUBuffer;
+  readonly scan: ExclusiveScan;
+}
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
 /** One sweep read back. Ray (c, a) is at index c · azimuths + a. */
@@ -42,6 +88,8 @@ export interface LidarSweep {
  */
 export class LidarSensor {
   readonly desc: LidarDescription;
+  /** The method every sweep of this sensor uses. */
+  readonly method: LidarMethod;
   readonly channels: number;
   readonly azimuths: number;
   /** Range image (f32 per ray). */
@@ -56,10 +104,17 @@ export class LidarSensor {
   private readonly overflow: GPUBuffer;
   /** Bound as the tree when the set has fewer than two boxes (the kernel needs no tree then). */
   private readonly noNodes: GPUBuffer;
+  /** Raster method: per-ray best t and winning box (inverted, 0 = none), cell totals, dispatch arguments. */
+  private readonly depth: GPUBuffer | undefined;
+  private readonly winner: GPUBuffer | undefined;
+  private readonly totals: GPUBuffer | undefined;
+  private readonly rasterArgs: GPUBuffer | undefined;
+  private rasterBoxes: RasterBoxes | undefined;
   private destroyed = false;
 
-  private constructor(readonly ctx: GpuContext, desc: LidarDescription) {
+  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod) {
     this.desc = desc;
+    this.method = method;
     this.channels = desc.elevations.length;
     this.azimuths = desc.azimuthSteps;
     const n = this.channels * this.azimuths;
@@ -69,19 +124,42 @@ export class LidarSensor {
     this.rangeBuffer = make('range', n * 4, STORAGE_OUT);
     this.boxBuffer = make('box', n * 4, STORAGE_OUT);
     this.pointsBuffer = make('points', n * 16, STORAGE_OUT | BufferUsage.VERTEX);
-    this.tables = make('tables', 8 * (this.azimuths + this.channels), BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.tables = make('tables', 8 * (this.azimuths + 2 * this.channels), BufferUsage.STORAGE | BufferUsage.COPY_DST);
     this.params = make('params', LIDAR_PARAMS.SIZE, UNIFORM);
     this.rayParams = make('ray-params', RAY_PARAMS.SIZE, UNIFORM);
     this.overflow = make('overflow', 4, STORAGE_OUT);
     this.noNodes = make('no-nodes', 32, BufferUsage.STORAGE);
-    ctx.device.queue.writeBuffer(this.tables, 0, Float32Array.from(lidarTables(desc)));
+    if (method === 'raster') {
+      this.depth = make('depth', n * 4, STORAGE_OUT);
+      this.winner = make('winner', n * 4, STORAGE_OUT);
+      this.totals = make('totals', 8, STORAGE_OUT);
+      this.rasterArgs = make('raster-args', 32, BufferUsage.STORAGE | BufferUsage.INDIRECT);
+    }
+    ctx.device.queue.writeBuffer(this.tables, 0, lidarKernelTables(desc));
   }
 
-  /** Validates the description and uploads its tables. */
-  static async create(ctx: GpuContext, desc: LidarDescription): Promise<LidarSensor> {
+  /**
+   * Validates the description and uploads its tables. `method` (default 'auto': raster when
+   * lidarRasterizable(desc), else bvh) picks how sweeps find their hits.
+   */
+  static async create(ctx: GpuContext, desc: LidarDescription, options: { readonly method?: LidarMethod | 'auto' } = {}): Promise<LidarSensor> {
     checkLidar(desc);
-    await getKernel(ctx.device, 'bvhLidar');
-    return new LidarSensor(ctx, desc);
+    const wanted = options.method ?? 'auto';
+    if (wanted === 'raster' && !lidarRasterizable(desc)) {
+      throw new RangeError('LidarSensor: the raster method needs every elevation strictly inside ±89.9° (use method: \'bvh\')');
+    }
+    const method: LidarMethod = wanted === 'auto' ? (lidarRasterizable(desc) ? 'raster' : 'bvh') : wanted;
+    if (method === 'raster') {
+      await Promise.all((['lidarFootprint', 'lidarRasterArgs', 'lidarDepth', 'lidarWinner', 'lidarResolve'] as const).map((k) => getKernel(ctx.device, k)));
+    } else {
+      await getKernel(ctx.device, 'bvhLidar');
+    }
+    return new LidarSensor(ctx, desc, method);
+  }
+
+  /** Whether sweeps need the set's BVH (the bvh method) or not (raster). */
+  get needsTree(): boolean {
+    return this.method === 'bvh';
   }
 
   /** Rays per sweep. */
@@ -120,12 +198,66 @@ export class LidarSensor {
     device.queue.writeBuffer(this.params, 0, bytes);
     device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, set.masks ? RAY_OPT_BOX_MASKS : 0, 0]));
     encoder.clearBuffer(this.overflow);
+    if (this.method === 'raster') {
+      await this.encodeRaster(encoder, set, options.timestampWrites);
+      return;
+    }
     const kernel = await getKernel(device, 'bvhLidar');
     const pass = encoder.beginComputePass(options.timestampWrites ? { label: 'obb:lidar', timestampWrites: options.timestampWrites } : { label: 'obb:lidar' });
     dispatch(device, pass, kernel, {
       0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 9: bvh?.nodes ?? this.noNodes, 10: this.overflow,
       11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
     }, Math.ceil(this.rayCount / kernel.workgroupSize), 'obb:lidar');
+    pass.end();
+  }
+
+  /** The per-box buffers of the raster method for `count` boxes (grown by doubling). */
+  private async rasterBoxesFor(count: number): Promise<RasterBoxes> {
+    const have = this.rasterBoxes;
+    if (have && have.capacity >= count) {
+      return have;
+    }
+    const capacity = Math.max(1024, 2 ** Math.ceil(Math.log2(Math.max(1, count))));
+    this.ctx.assertBindingFits('LiDAR raster footprints', capacity * 16);
+    const scan = await ExclusiveScan.create(this.ctx, capacity);
+    if (have) {
+      this.ctx.destroyBuffer(have.footprints);
+      this.ctx.destroyBuffer(have.offsets);
+      have.scan.destroy();
+    }
+    const label = `${this.ctx.label}:lidar`;
+    this.rasterBoxes = {
+      capacity, scan,
+      footprints: this.ctx.createBuffer({ label: `${label}:footprints`, size: capacity * 16, usage: BufferUsage.STORAGE }),
+      offsets: this.ctx.createBuffer({ label: `${label}:offsets`, size: capacity * 4, usage: BufferUsage.STORAGE }),
+    };
+    return this.rasterBoxes;
+  }
+
+  /**
+   * The raster method (shaders/kernels/lidar_raster.wgsl): footprints, the scan of their cell
+   * counts, the dispatch size, the depth and winner passes (indirect), then the images; one pass.
+   */
+  private async encodeRaster(encoder: GPUCommandEncoder, set: BoxSet, timestampWrites: GPUComputePassTimestampWrites | undefined): Promise<void> {
+    const device = this.ctx.device;
+    const boxes = await this.rasterBoxesFor(set.count);
+    const [footprint, args, depthK, winnerK, resolve] = await Promise.all(
+      (['lidarFootprint', 'lidarRasterArgs', 'lidarDepth', 'lidarWinner', 'lidarResolve'] as const).map((k) => getKernel(device, k)));
+    for (const b of [this.depth!, this.winner!, this.totals!]) {
+      encoder.clearBuffer(b);
+    }
+    const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
+    const common = { 0: this.rayParams, 1: set.buffer, 11: this.params, 12: this.tables, 16: boxes.footprints, 17: boxes.offsets };
+    dispatch(device, pass, footprint!, { ...common, 2: set.maskBuffer, 20: this.totals! }, Math.ceil(set.count / footprint!.workgroupSize), 'obb:lidar-footprint');
+    await boxes.scan.encode(pass, boxes.offsets, set.count);
+    dispatch(device, pass, args!, { 20: this.totals!, 21: this.rasterArgs! }, 1, 'obb:lidar-raster-args');
+    for (const [kernel, label] of [[depthK!, 'obb:lidar-depth'], [winnerK!, 'obb:lidar-winner']] as const) {
+      dispatchIndirect(device, pass, kernel, { ...common, 18: this.depth!, 19: this.winner!, 22: this.rasterArgs! }, this.rasterArgs!, 0, label);
+    }
+    dispatch(device, pass, resolve!, {
+      10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
+      18: this.depth!, 19: this.winner!, 22: this.rasterArgs!,
+    }, Math.ceil(this.rayCount / resolve!.workgroupSize), 'obb:lidar-resolve');
     pass.end();
   }
 
@@ -143,7 +275,7 @@ export class LidarSensor {
     let masks = set.masks;
     await this.ctx.sequence('LidarSensor.sweep', async () => {
       // The tree and the boxes as of this sweep's turn.
-      const bvh = typeof tree === 'function' ? await tree() : tree;
+      const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
       snapshot = set.boxes;
       masks = set.masks;
       const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
@@ -186,8 +318,16 @@ export class LidarSensor {
       return;
     }
     this.destroyed = true;
-    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes]) {
-      this.ctx.destroyBuffer(b);
+    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.depth, this.winner, this.totals, this.rasterArgs]) {
+      if (b) {
+        this.ctx.destroyBuffer(b);
+      }
+    }
+    if (this.rasterBoxes) {
+      this.ctx.destroyBuffer(this.rasterBoxes.footprints);
+      this.ctx.destroyBuffer(this.rasterBoxes.offsets);
+      this.rasterBoxes.scan.destroy();
+      this.rasterBoxes = undefined;
     }
   }
 }

@@ -20,14 +20,26 @@ export function dispatch(
   if (workgroups <= 0) {
     return;
   }
+  bind(device, pass, kernel, bindings, label);
+  const [x, y] = dispatchGrid(workgroups, 1);
+  pass.dispatchWorkgroups(x, y);
+}
+
+/** Records one dispatch of `kernel` whose size a previous dispatch wrote into `args` (x, y, z at `offset`). */
+export function dispatchIndirect(
+  device: GPUDevice, pass: GPUComputePassEncoder, kernel: KernelPipeline, bindings: Bindings, args: GPUBuffer, offset = 0, label = 'obb',
+): void {
+  bind(device, pass, kernel, bindings, label);
+  pass.dispatchWorkgroupsIndirect(args, offset);
+}
+
+function bind(device: GPUDevice, pass: GPUComputePassEncoder, kernel: KernelPipeline, bindings: Bindings, label: string): void {
   pass.setPipeline(kernel.pipeline);
   pass.setBindGroup(0, device.createBindGroup({
     label: `${label}:bind-group`,
     layout: kernel.layout,
     entries: Object.entries(bindings).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
   }));
-  const [x, y] = dispatchGrid(workgroups, 1);
-  pass.dispatchWorkgroups(x, y);
 }
 
 /** A uniform buffer holding `words` (u32 or f32 values written through `write`). */

@@ -13,7 +13,7 @@ import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOption
 import { getKernel, type KernelName } from './pipelines.ts';
 import { Bvh } from '../bvh/Bvh.ts';
 import { FrustumCuller, type FrustumDraw } from '../bvh/Frustum.ts';
-import { LidarSensor, type LidarSweep } from '../bvh/Lidar.ts';
+import { LidarSensor, type LidarMethod, type LidarSweep } from '../bvh/Lidar.ts';
 import type { LidarDescription, LidarPose } from '../reference/lidar.ts';
 import type { Plane } from '../reference/frustum.ts';
 import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './RayQueries.ts';
@@ -248,14 +248,16 @@ export class ObbGpu {
    *
    * @example
    * const lidar = await gpu.createLidar({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
+   * // method: 'raster' (default where the table allows: no tree needed) or 'bvh' (see LidarSensor)
    */
-  createLidar(desc: LidarDescription): Promise<LidarSensor> {
-    return LidarSensor.create(this.ctx, desc);
+  createLidar(desc: LidarDescription, options: { readonly method?: LidarMethod | 'auto' } = {}): Promise<LidarSensor> {
+    return LidarSensor.create(this.ctx, desc, options);
   }
 
   /**
-   * One LiDAR sweep over `set` through its BVH (range image, hit boxes, points; the point
-   * buffer also stays on the GPU in `sensor.pointsBuffer`).
+   * One LiDAR sweep over `set` (range image, hit boxes, points; the point buffer also stays on
+   * the GPU in `sensor.pointsBuffer`). A sensor of the bvh method walks the set's managed BVH
+   * (built or refitted here when stale); the raster method needs no tree.
    *
    * @example
    * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });

@@ -11,6 +11,7 @@ import obbObbSatWgsl from '../../shaders/query/obb_obb_sat.wgsl?raw';
 import frustumWgsl from '../../shaders/kernels/frustum_cull.wgsl?raw';
 import rayObbBatchWgsl from '../../shaders/kernels/ray_obb_batch.wgsl?raw';
 import obbPairsWgsl from '../../shaders/kernels/obb_pairs.wgsl?raw';
+import lidarRasterWgsl from '../../shaders/kernels/lidar_raster.wgsl?raw';
 import scanWgsl from '../../shaders/bvh/scan.wgsl?raw';
 import sortWgsl from '../../shaders/bvh/sort.wgsl?raw';
 import aabbWgsl from '../../shaders/bvh/aabb.wgsl?raw';
@@ -53,6 +54,7 @@ export const CHUNKS = {
   rayObbBatch: { file: 'shaders/kernels/ray_obb_batch.wgsl', code: rayObbBatchWgsl },
   obbPairs: { file: 'shaders/kernels/obb_pairs.wgsl', code: obbPairsWgsl },
   frustum: { file: 'shaders/kernels/frustum_cull.wgsl', code: frustumWgsl },
+  lidarRaster: { file: 'shaders/kernels/lidar_raster.wgsl', code: lidarRasterWgsl },
   scan: { file: 'shaders/bvh/scan.wgsl', code: scanWgsl },
   sort: { file: 'shaders/bvh/sort.wgsl', code: sortWgsl },
   aabb: { file: 'shaders/bvh/aabb.wgsl', code: aabbWgsl },
@@ -100,6 +102,7 @@ export const KERNEL_SOURCES = {
   rayObbBatch: () => linkShader('obb:rays', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.rayObbBatch]),
   obbPairs: () => linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.aabb, CHUNKS.obbPairs]),
   frustum: () => linkShader('obb:frustum', [CHUNKS.types, CHUNKS.frustum]),
+  lidarRaster: () => linkShader('obb:lidar-raster', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.lidarRaster]),
   scan: () => linkShader('obb:scan', [CHUNKS.scan]),
   sort: () => linkShader('obb:sort', [CHUNKS.sort]),
   bvhBuild: () => linkShader('obb:bvh-build', [CHUNKS.types, CHUNKS.aabb, CHUNKS.bvhBuild]),

@@ -4,12 +4,13 @@
  */
 import { BOX_F64, GpuContext, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
 import { Bvh } from '../../../../src/bvh/Bvh.ts';
+import { writeQuaternionAxes } from '../../../../src/scenes/generate.ts';
 import { ExclusiveScan, RadixSort, type BlockTuning } from '../../../../src/bvh/RadixSort.ts';
 import { SCAN_PER_THREAD, SCAN_WG, SORT_PER_THREAD, SORT_WG } from '../../../../src/constants.ts';
 
 /** The GPU-shaped workgroups, forced (the default on a CPU adapter is the narrow shape). */
 const GPU_TUNING: BlockTuning = { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: 256, boundsPerThread: 4 };
-import { LidarSensor } from '../../../../src/bvh/Lidar.ts';
+import { LidarSensor, type LidarMethod, type LidarSweep } from '../../../../src/bvh/Lidar.ts';
 import { FrustumCuller } from '../../../../src/bvh/Frustum.ts';
 import {
   closestHitGrid, compareClosestHits, compareFrustum, frustumPlanes, lidarRays, linearElevations,
@@ -253,8 +254,26 @@ export function streetScene(n: number, seed: number, offset: readonly [number, n
   return boxes;
 }
 
-/** One LiDAR sweep on the GPU (BVH) against the reference rays, through the comparator. */
-export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number) {
+/** A sweep read back as ClosestHits (range → t, no faces) for the comparator. */
+function sweepHits(sweep: LidarSweep): ClosestHits {
+  const n = sweep.box.length;
+  return { count: n, box: sweep.box, t: Float32Array.from(sweep.range, (x) => (x < 0 ? Infinity : x)), face: new Uint8Array(n), inside: new Uint8Array(n) };
+}
+
+/** Rays where two sweeps differ in box or in range bits. */
+function sweepDifferences(a: LidarSweep, b: LidarSweep): number {
+  let d = 0;
+  for (let r = 0; r < a.box.length; r++) {
+    d += a.box[r] !== b.box[r] || !Object.is(a.range[r], b.range[r]) ? 1 : 0;
+  }
+  return d;
+}
+
+/**
+ * One LiDAR sweep on the GPU (`method`: raster or bvh) against the reference rays, through the
+ * comparator; for raster, also the same sweep by the BVH method (rays that differ in box or range).
+ */
+export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number, method: LidarMethod = 'bvh') {
   const gpu = await getGpu();
   {
     const boxes = streetScene(boxCount, seed, [offset, -offset, 0]);
@@ -263,18 +282,13 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
     await bvh.build();
     const desc: LidarDescription = { elevations: linearElevations(channels, -25, 15), azimuthSteps: azimuths, maxRange: 200 };
     const pose: LidarPose = { origin: [offset + 3, -offset - 2, 1.8], rotation: [0, 0, Math.sin(0.15), Math.cos(0.15)] };
-    const sensor = await LidarSensor.create(gpu.ctx, desc);
+    const sensor = await LidarSensor.create(gpu.ctx, desc, { method });
     const t0 = performance.now();
     const sweep = await sensor.sweep(set, bvh, pose, { points: true });
     const ms = performance.now() - t0;
     const rays = lidarRays(desc, pose);
-    const hits: ClosestHits = {
-      count: rays.count, box: sweep.box,
-      t: Float32Array.from(sweep.range, (x) => (x < 0 ? Infinity : x)),
-      face: new Uint8Array(rays.count), inside: new Uint8Array(rays.count),
-    };
     const ref = closestHitGrid(boxes, rays);
-    const cmp = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, hits, ref, { checkFaces: false });
+    const cmp = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, sweepHits(sweep), ref, { checkFaces: false });
     // Points: origin + t · direction (relative to the set origin), w = 1 exactly on returns.
     let pointErrors = 0;
     for (let r = 0; r < rays.count; r++) {
@@ -290,12 +304,87 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
         }
       }
     }
+    let vsBvh = 0;
+    if (method === 'raster') {
+      const other = await LidarSensor.create(gpu.ctx, desc, { method: 'bvh' });
+      vsBvh = sweepDifferences(sweep, await other.sweep(set, bvh, pose));
+      other.destroy();
+    }
     const returns = sweep.box.filter((b) => b >= 0).length;
     sensor.destroy();
     bvh.destroy();
     set.destroy();
-    return { summary: summarize(cmp), returns, rays: rays.count, pointErrors, overflowed: sweep.overflowed, ms };
+    return { summary: summarize(cmp), returns, rays: rays.count, pointErrors, overflowed: sweep.overflowed, ms, method: sensor.method, vsBvh };
   }
+}
+
+/**
+ * The raster method where its footprints are hardest: an unsorted channel table reaching 80°
+ * up and 60° down, a non-power-of-two azimuth count starting at 1.3 rad (so boxes straddle the
+ * seam), a tilted pose, a ground slab under the sensor, boxes right above it, tiny boxes far
+ * away between rays, boxes masked out, and a second pose inside a box (every ray t = 0).
+ * Returns, per pose, the comparator's summary against the reference and the rays that differ
+ * from the BVH method.
+ */
+export async function lidarRasterAdversarial(seed: number) {
+  const gpu = await getGpu();
+  const rnd = mulberry32(seed);
+  const street = streetScene(1500, seed);
+  const extra: number[][] = [
+    [0, 0, -1.2, 300, 300, 0.5], // ground slab under the sensor
+    [0.2, -0.1, 6, 1, 1, 1], [0, 0, 14, 6, 0.3, 0.3], [3, 1, 9, 0.2, 4, 0.5], // above the sensor
+    [4, -2, 1.8, 0.5, 0.5, 0.5], // inside: the second pose sits in it
+  ];
+  for (let k = 0; k < 200; k++) {
+    // Tiny boxes 60–180 m out, many near the seam at 1.3 rad.
+    const az = k < 80 ? 1.3 + (rnd() - 0.5) * 0.02 : rnd() * 2 * Math.PI;
+    const d = 60 + rnd() * 120;
+    extra.push([d * Math.cos(az), d * Math.sin(az), 1.8 + (rnd() - 0.5) * 20, 0.01 + rnd() * 0.05, 0.01 + rnd() * 0.05, 0.01 + rnd() * 0.05]);
+  }
+  const data = new Float64Array((street.count + extra.length) * BOX_F64.STRIDE);
+  data.set(street.data);
+  extra.forEach((e, k) => {
+    const o = (street.count + k) * BOX_F64.STRIDE;
+    data.set(e, o);
+    const [qx, qy, qz] = [rnd() - 0.5, rnd() - 0.5, rnd() - 0.5];
+    const len = Math.hypot(qx, qy, qz, 1);
+    writeQuaternionAxes(data, o, qx / len, qy / len, qz / len, 1 / len);
+  });
+  const boxes: BoxArray = { count: street.count + extra.length, data };
+  const masks = Uint32Array.from({ length: boxes.count }, (_, i) => (i % 7 === 3 ? 2 : 1));
+  const set = gpu.createBoxSet(boxes, { masks });
+  const bvh = await Bvh.create(gpu.ctx, set);
+  await bvh.build();
+  const deg = Math.PI / 180;
+  const desc: LidarDescription = {
+    elevations: [-30, 80, -10, 5, 45, 0, 10, -60, 70, 20, -2, 2, 30, -45, 60, 15].map((e) => e * deg),
+    azimuthSteps: 777, azimuthStart: 1.3, maxRange: 190,
+  };
+  const raster = await LidarSensor.create(gpu.ctx, desc, { method: 'raster' });
+  const walk = await LidarSensor.create(gpu.ctx, desc, { method: 'bvh' });
+  const out: { summary: ReturnType<typeof summarize>; vsBvh: number; returns: number; zeros: number }[] = [];
+  const tilt = [Math.sin(0.2) * 0.6, Math.sin(0.2) * 0.8, 0, Math.cos(0.2)] as const;
+  for (const pose of [{ origin: [0, 0, 1.8], rotation: tilt }, { origin: [4, -2, 1.8], rotation: tilt }] as LidarPose[]) {
+    const sweep = await raster.sweep(set, bvh, pose, { mask: 1 });
+    const rays = lidarRays(desc, pose);
+    // The reference with the same masks: box i is visible to the sweep when masks[i] & 1.
+    const visible = Array.from({ length: boxes.count }, (_, i) => i).filter((i) => (masks[i]! & 1) !== 0);
+    const sub: BoxArray = { count: visible.length, data: Float64Array.from(visible.flatMap((i) => Array.from(data.subarray(i * BOX_F64.STRIDE, (i + 1) * BOX_F64.STRIDE)))) };
+    const refSub = closestHitGrid(sub, rays);
+    const ref = { ...refSub, box: Int32Array.from(refSub.box, (b) => (b < 0 ? b : visible[b]!)) };
+    const cmp = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, sweepHits(sweep), ref, { checkFaces: false });
+    out.push({
+      summary: summarize(cmp),
+      vsBvh: sweepDifferences(sweep, await walk.sweep(set, bvh, pose, { mask: 1 })),
+      returns: sweep.box.filter((b) => b >= 0).length,
+      zeros: Array.from(sweep.range).filter((t) => t === 0).length,
+    });
+  }
+  raster.destroy();
+  walk.destroy();
+  bvh.destroy();
+  set.destroy();
+  return { rays: desc.elevations.length * desc.azimuthSteps, poses: out };
 }
 
 /** Frustum culling of a random scene against the reference, plus the draw arguments. */
