@@ -29,5 +29,5 @@ export * from './scenes/generate.ts';
 export * from './scenes/adversarial.ts';
 export { Bvh, type BvhSnapshot, type BuildPhase } from './bvh/Bvh.ts';
 export { RadixSort, ExclusiveScan, blockTuning, type BlockTuning } from './bvh/RadixSort.ts';
-export { LidarSensor, type LidarSweep } from './bvh/Lidar.ts';
+export { LidarSensor, lidarRasterizable, type LidarMethod, type LidarOptions, type LidarSweep } from './bvh/Lidar.ts';
 export { FrustumCuller, type FrustumDraw } from './bvh/Frustum.ts';

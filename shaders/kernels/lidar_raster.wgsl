@@ -7,6 +7,7 @@
 // with no tree to build or refit, so it suits moving scenes too.
 //
 // Entry points, in order (src/bvh/Lidar.ts records them into one compute pass):
+//   lidarDirections one invocation per ray: its direction (as bvhLidar makes it).
 //   lidarFootprint  one invocation per box: its cell rectangle (conservative: every ray that can
 //                   hit the box is inside it, argued below) and the number of cells, 0 when the
 //                   box is out of range or masked out; a 64-bit total of the cells.
@@ -17,13 +18,20 @@
 //                   262,144-ray image); the host then answers the sweep on the CPU.
 //   lidarDepth      per chunk of work items: the slab test; atomicMax of ~bits(t) per ray, so
 //                   the smallest t wins (t ≥ 0, whose f32 bit patterns order as the values).
-//   lidarWinner     the same items again: a box whose t equals the ray's final best t offers its
-//                   index with atomicMax(~index), so the smallest index wins a tie — the rule of
-//                   every closest-hit query here. Boxes that cannot reach the best t are skipped
-//                   before the slab test (their distance lower bound is beyond it).
+//                   A hit at least as close as the ray's best so far is also appended to a
+//                   candidate list: the box that ends closest (or tied) is always among them.
+//   lidarWinnerArgs one thread: the winner pass's size — over the candidate list when it held
+//                   every candidate (about one or two per ray), else over all the items again.
+//   lidarWinnerList per candidate: one whose t equals its ray's final best t offers its box index
+//                   with atomicMax(~index), so the smallest index wins a tie — the rule of every
+//                   closest-hit query here.
+//   lidarWinner     (only when the list overflowed) the same over every work item again, with
+//                   the slab test redone; boxes that cannot reach the best t are skipped before
+//                   the slab test (their distance lower bound is beyond it).
 //   lidarResolve    per ray: range image, hit box and point, as bvhLidar writes them.
-// The t of a ray and a box is computed by the same rayObbAxes call on the same f32 inputs in
-// both passes, so the equality test of lidarWinner is exact.
+// The t of a ray and a box is computed by the same steps on the same f32 inputs in both passes
+// (those of rayObbAxes, with the box-frame origin computed once per box), so the equality test
+// of lidarWinner is exact.
 //
 // Why the rectangle is conservative. Coordinates are taken in the sensor frame (x, y: the scan
 // plane, z: up), relative to the sensor origin. Every ray is origin + t·d with d = (cos e cos θ,
@@ -51,7 +59,9 @@
 //   18 depth: array<atomic<u32>> (~bits(t), 0 = none); 19 winner: array<atomic<u32>> (~index);
 //   20 totals: array<atomic<u32>, 2> (cells, low and high word); 21 rasterArgsOut / 22
 //   rasterArgs: array<u32> (x, y, z of the indirect dispatch, total cells, overflow flag;
-//   written by lidarRasterArgs, read by the rest). Workgroup size WG.
+//   written by lidarRasterArgs, read by the rest; [8..11] the list winner pass, [12..14] the
+//   full one, from lidarWinnerArgs); 23 rayDirs: array<vec4f>; 24 candidateCount: atomic<u32>;
+//   25 candidates: array<u32> (ray, box, bits triples). Workgroup size WG.
 // CPU twin: closestHit / closestHitGrid on lidarRays (src/reference/lidar.ts), which
 // test/gpu/bvh.test.ts compares through the comparator (and with the bvh method, ray by ray) on
 // street scenes and on the footprint's hard cases; the atanUnit bound is checked in
@@ -83,6 +93,12 @@ const TWO_PI: f32 = 6.283185307179586;
 // The same buffer, read-only, for the passes dispatched from it (an INDIRECT buffer may not be
 // writable storage in the same dispatch).
 @group(0) @binding(22) var<storage, read> rasterArgs: array<u32>;
+@group(0) @binding(23) var<storage, read_write> rayDirs: array<vec4f>;
+// Hits of the depth pass that were at least as close as the ray's best so far, as (ray, box,
+// bits(t)) triples, and their count (which may exceed the list's capacity: then the full
+// winner pass runs instead).
+@group(0) @binding(24) var<storage, read_write> candidateCount: atomic<u32>;
+@group(0) @binding(25) var<storage, read_write> candidates: array<u32>;
 
 fn invocationIndex(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
   return (wid.x + wid.y * nwg.x) * WG + lid;
@@ -262,13 +278,25 @@ fn lidarRasterArgs() {
   rasterArgsOut[4] = select(0u, 1u, overflow);
 }
 
-// The ray of cell (channel c, azimuth a), as bvhLidar makes it.
-fn lidarRay(c: u32, a: u32) -> Ray {
-  let az = lidarTables[a];
-  let el = lidarTables[lidar.azimuths + c];
+// The direction of ray r = c · azimuths + a, as bvhLidar makes it.
+fn lidarDirection(r: u32) -> vec3f {
+  let az = lidarTables[r % lidar.azimuths];
+  let el = lidarTables[lidar.azimuths + r / lidar.azimuths];
   let local = vec3f(el.x * az.x, el.x * az.y, el.y);
-  let direction = normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
-  return Ray(lidar.origin, lidar.maxRange, direction, lidar.mask, NO_BOX);
+  return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
+}
+
+// Every ray's direction, once per sweep (the raster passes read them per work item).
+@compute @workgroup_size(WG)
+fn lidarDirections(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = invocationIndex(lid, wid, nwg);
+  if (r < lidar.channels * lidar.azimuths) {
+    rayDirs[r] = vec4f(lidarDirection(r), 0.0);
+  }
 }
 
 // The box a work item belongs to: the last box whose first item is <= item (boxes with no
@@ -283,13 +311,14 @@ fn boxOfItem(item: u32) -> u32 {
   return a - 1u;
 }
 
-// A box as the raster passes use it.
+// A box as the raster passes use it: every ray starts at the sensor origin, so the origin in the
+// box frame (p, as rayObbAxes computes it) is the same for all of the box's work items.
 struct RasterBox {
   index: u32,
   first: u32,
   cells: u32,
   f: vec4u,
-  c: vec3f,
+  p: vec3f,
   u: vec3f,
   v: vec3f,
   w: vec3f,
@@ -303,7 +332,10 @@ fn rasterBox(i: u32) -> RasterBox {
   let f = footprints[i];
   let lb = localBox(b);
   let near = nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w));
-  return RasterBox(i, offsets[i], f.y * f.w, f, b.center, b.u, b.v, obbW(b), vec3f(b.hx, b.hy, b.hz), bitcast<u32>(near));
+  let w = obbW(b);
+  let rel = lidar.origin - b.center;
+  let p = vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w));
+  return RasterBox(i, offsets[i], f.y * f.w, f, p, b.u, b.v, w, vec3f(b.hx, b.hy, b.hz), bitcast<u32>(near));
 }
 
 // t as an unsigned integer that orders as t does (t >= 0; -0 is taken as 0).
@@ -312,7 +344,8 @@ fn tBits(t: f32) -> u32 {
 }
 
 // Runs the work items of invocation k: winnerPass = false offers t to `depth`, true offers the
-// box index to `winner` where t equals the final depth.
+// box index to `winner` where t equals the final depth. Items walk a box's rectangle row by
+// row (sorted channel s, azimuth offset j), with counters instead of divisions.
 fn rasterChunk(k: u32, winnerPass: bool) {
   let total = rasterArgs[3];
   let begin = k * CHUNK;
@@ -320,32 +353,38 @@ fn rasterChunk(k: u32, winnerPass: bool) {
     return;
   }
   let end = min(begin + CHUNK, total);
-  let rayBase = lidar.azimuths + lidar.channels;
+  let sortedBase = lidar.azimuths + lidar.channels;
   var cur = rasterBox(boxOfItem(begin));
   for (var item = begin; item < end; item++) {
     while (item >= cur.first + cur.cells) {
       cur = rasterBox(cur.index + 1u);
     }
-    let j = item - cur.first;
-    let s = cur.f.x + j / cur.f.w;
-    let a = (cur.f.z + j % cur.f.w) % lidar.azimuths;
-    let c = u32(lidarTables[rayBase + s].y);
-    let r = c * lidar.azimuths + a;
+    let jj = item - cur.first;
+    let s = cur.f.x + jj / cur.f.w;
+    let a = (cur.f.z + jj % cur.f.w) % lidar.azimuths;
+    let row = u32(lidarTables[sortedBase + s].y) * lidar.azimuths;
+    let r = row + a;
     let best = ~atomicLoad(&depth[r]);
-    if (cur.nearBits > best) {
+    if (cur.nearBits > best || (winnerPass && best == 0xffffffffu)) {
       continue;
     }
-    if (winnerPass && best == 0xffffffffu) {
-      continue;
-    }
-    let ray = lidarRay(c, a);
-    let h = rayObbAxes(ray.origin, ray.direction, ray.maxDistance, cur.c, cur.u, cur.v, cur.w, cur.h, true);
+    let dir = rayDirs[r].xyz;
+    let h = rayObbLocal(cur.p, vec3f(dot(dir, cur.u), dot(dir, cur.v), dot(dir, cur.w)), cur.h, lidar.maxRange, true);
     if ((h.flags & HIT_FLAG_HIT) == 0u) {
       continue;
     }
     let bits = tBits(h.t);
     if (!winnerPass) {
-      atomicMax(&depth[r], ~bits);
+      // The box that ends up closest (or tied) was at least as close as every best before it,
+      // so it is on the list whenever the list has room.
+      if (~atomicMax(&depth[r], ~bits) >= bits) {
+        let k = atomicAdd(&candidateCount, 1u);
+        if (3u * k + 2u < arrayLength(&candidates)) {
+          candidates[3u * k] = r;
+          candidates[3u * k + 1u] = cur.index;
+          candidates[3u * k + 2u] = bits;
+        }
+      }
     } else if (bits == best) {
       atomicMax(&winner[r], ~cur.index);
     }
@@ -368,6 +407,41 @@ fn lidarWinner(
   @builtin(num_workgroups) nwg: vec3u,
 ) {
   rasterChunk(invocationIndex(lid, wid, nwg), true);
+}
+
+// One thread, after the depth pass: dispatch sizes of the winner pass over the candidate list
+// (rasterArgsOut[8..10]) when the list held them all, else of the full winner pass over every
+// work item again (rasterArgsOut[12..14], the depth pass's size).
+@compute @workgroup_size(1)
+fn lidarWinnerArgs() {
+  let count = atomicLoad(&candidateCount);
+  let fits = 3u * count <= arrayLength(&candidates);
+  let groups = select(0u, (count + WG - 1u) / WG, fits);
+  rasterArgsOut[8] = min(groups, 65535u);
+  rasterArgsOut[9] = select((groups + 65534u) / 65535u, 0u, groups == 0u);
+  rasterArgsOut[10] = 1u;
+  rasterArgsOut[11] = count;
+  rasterArgsOut[12] = select(rasterArgsOut[0], 0u, fits);
+  rasterArgsOut[13] = select(rasterArgsOut[1], 0u, fits);
+  rasterArgsOut[14] = 1u;
+}
+
+// The winner pass over the candidate list: a candidate whose t equals its ray's final best
+// offers its box index (smallest wins).
+@compute @workgroup_size(WG)
+fn lidarWinnerList(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let k = invocationIndex(lid, wid, nwg);
+  if (k >= rasterArgs[11]) {
+    return;
+  }
+  let r = candidates[3u * k];
+  if (candidates[3u * k + 2u] == ~atomicLoad(&depth[r])) {
+    atomicMax(&winner[r], ~candidates[3u * k + 1u]);
+  }
 }
 
 @compute @workgroup_size(WG)
@@ -397,8 +471,7 @@ fn lidarResolve(
     return;
   }
   let t = bitcast<f32>(best);
-  let ray = lidarRay(r / lidar.azimuths, r % lidar.azimuths);
   lidarRange[r] = t;
   lidarBox[r] = box;
-  lidarPoints[r] = vec4f(ray.origin + t * ray.direction, 1.0);
+  lidarPoints[r] = vec4f(lidar.origin + t * rayDirs[r].xyz, 1.0);
 }

@@ -56,6 +56,20 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
   return out;
 }
 
+/** The raster method's kernels, in dispatch order. */
+const RASTER_KERNELS = ['lidarDirections', 'lidarFootprint', 'lidarRasterArgs', 'lidarDepth', 'lidarWinnerArgs', 'lidarWinnerList', 'lidarWinner', 'lidarResolve'] as const;
+
+/** Candidate-list entries per ray (beyond it, the winner pass redoes every work item). */
+const CANDIDATES_PER_RAY = 2;
+
+/** Options of LidarSensor.create. */
+export interface LidarOptions {
+  /** 'auto' (default): raster when lidarRasterizable(desc), else bvh. */
+  readonly method?: LidarMethod | 'auto';
+  /** Raster method: entries of the candidate list (default 2 per ray + 1,024). */
+  readonly candidateCapacity?: number;
+}
+
 /** Per-box buffers of the raster method, grown with the largest set swept. */
 interface RasterBoxes {
   readonly capacity: number;
@@ -109,10 +123,13 @@ export class LidarSensor {
   private readonly winner: GPUBuffer | undefined;
   private readonly totals: GPUBuffer | undefined;
   private readonly rasterArgs: GPUBuffer | undefined;
+  private readonly rayDirs: GPUBuffer | undefined;
+  private readonly candidateCount: GPUBuffer | undefined;
+  private readonly candidates: GPUBuffer | undefined;
   private rasterBoxes: RasterBoxes | undefined;
   private destroyed = false;
 
-  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod) {
+  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, candidateCapacity: number | undefined) {
     this.desc = desc;
     this.method = method;
     this.channels = desc.elevations.length;
@@ -133,16 +150,21 @@ export class LidarSensor {
       this.depth = make('depth', n * 4, STORAGE_OUT);
       this.winner = make('winner', n * 4, STORAGE_OUT);
       this.totals = make('totals', 8, STORAGE_OUT);
-      this.rasterArgs = make('raster-args', 32, BufferUsage.STORAGE | BufferUsage.INDIRECT);
+      this.rasterArgs = make('raster-args', 64, BufferUsage.STORAGE | BufferUsage.INDIRECT);
+      this.rayDirs = make('directions', n * 16, BufferUsage.STORAGE);
+      this.candidateCount = make('candidate-count', 4, STORAGE_OUT);
+      this.candidates = make('candidates', 12 * Math.max(1, candidateCapacity ?? CANDIDATES_PER_RAY * n + 1024), BufferUsage.STORAGE);
     }
     ctx.device.queue.writeBuffer(this.tables, 0, lidarKernelTables(desc));
   }
 
   /**
    * Validates the description and uploads its tables. `method` (default 'auto': raster when
-   * lidarRasterizable(desc), else bvh) picks how sweeps find their hits.
+   * lidarRasterizable(desc), else bvh) picks how sweeps find their hits. `candidateCapacity`
+   * (raster; default 2 per ray + 1,024) sizes the depth pass's candidate list; a sweep with more
+   * candidates is still exact, its winner pass just redoes every work item.
    */
-  static async create(ctx: GpuContext, desc: LidarDescription, options: { readonly method?: LidarMethod | 'auto' } = {}): Promise<LidarSensor> {
+  static async create(ctx: GpuContext, desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
     checkLidar(desc);
     const wanted = options.method ?? 'auto';
     if (wanted === 'raster' && !lidarRasterizable(desc)) {
@@ -150,11 +172,14 @@ export class LidarSensor {
     }
     const method: LidarMethod = wanted === 'auto' ? (lidarRasterizable(desc) ? 'raster' : 'bvh') : wanted;
     if (method === 'raster') {
-      await Promise.all((['lidarFootprint', 'lidarRasterArgs', 'lidarDepth', 'lidarWinner', 'lidarResolve'] as const).map((k) => getKernel(ctx.device, k)));
+      await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k)));
     } else {
       await getKernel(ctx.device, 'bvhLidar');
     }
-    return new LidarSensor(ctx, desc, method);
+    if (options.candidateCapacity !== undefined && !(Number.isInteger(options.candidateCapacity) && options.candidateCapacity >= 0)) {
+      throw new RangeError(`LidarSensor: candidateCapacity must be a non-negative integer (got ${String(options.candidateCapacity)})`);
+    }
+    return new LidarSensor(ctx, desc, method, options.candidateCapacity);
   }
 
   /** Whether sweeps need the set's BVH (the bvh method) or not (raster). */
@@ -241,22 +266,24 @@ export class LidarSensor {
   private async encodeRaster(encoder: GPUCommandEncoder, set: BoxSet, timestampWrites: GPUComputePassTimestampWrites | undefined): Promise<void> {
     const device = this.ctx.device;
     const boxes = await this.rasterBoxesFor(set.count);
-    const [footprint, args, depthK, winnerK, resolve] = await Promise.all(
-      (['lidarFootprint', 'lidarRasterArgs', 'lidarDepth', 'lidarWinner', 'lidarResolve'] as const).map((k) => getKernel(device, k)));
-    for (const b of [this.depth!, this.winner!, this.totals!]) {
+    const [directions, footprint, args, depthK, winnerArgs, winnerList, winnerK, resolve] = await Promise.all(RASTER_KERNELS.map((k) => getKernel(device, k)));
+    for (const b of [this.depth!, this.winner!, this.totals!, this.candidateCount!]) {
       encoder.clearBuffer(b);
     }
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
     const common = { 0: this.rayParams, 1: set.buffer, 11: this.params, 12: this.tables, 16: boxes.footprints, 17: boxes.offsets };
+    dispatch(device, pass, directions!, { 11: this.params, 12: this.tables, 23: this.rayDirs! }, Math.ceil(this.rayCount / directions!.workgroupSize), 'obb:lidar-directions');
     dispatch(device, pass, footprint!, { ...common, 2: set.maskBuffer, 20: this.totals! }, Math.ceil(set.count / footprint!.workgroupSize), 'obb:lidar-footprint');
     await boxes.scan.encode(pass, boxes.offsets, set.count);
     dispatch(device, pass, args!, { 20: this.totals!, 21: this.rasterArgs! }, 1, 'obb:lidar-raster-args');
-    for (const [kernel, label] of [[depthK!, 'obb:lidar-depth'], [winnerK!, 'obb:lidar-winner']] as const) {
-      dispatchIndirect(device, pass, kernel, { ...common, 18: this.depth!, 19: this.winner!, 22: this.rasterArgs! }, this.rasterArgs!, 0, label);
-    }
+    const perItem = { ...common, 18: this.depth!, 19: this.winner!, 22: this.rasterArgs!, 23: this.rayDirs!, 24: this.candidateCount!, 25: this.candidates! };
+    dispatchIndirect(device, pass, depthK!, perItem, this.rasterArgs!, 0, 'obb:lidar-depth');
+    dispatch(device, pass, winnerArgs!, { 21: this.rasterArgs!, 24: this.candidateCount!, 25: this.candidates! }, 1, 'obb:lidar-winner-args');
+    dispatchIndirect(device, pass, winnerList!, { 18: this.depth!, 19: this.winner!, 22: this.rasterArgs!, 25: this.candidates! }, this.rasterArgs!, 32, 'obb:lidar-winner-list');
+    dispatchIndirect(device, pass, winnerK!, perItem, this.rasterArgs!, 48, 'obb:lidar-winner');
     dispatch(device, pass, resolve!, {
-      10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
-      18: this.depth!, 19: this.winner!, 22: this.rasterArgs!,
+      10: this.overflow, 11: this.params, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
+      18: this.depth!, 19: this.winner!, 22: this.rasterArgs!, 23: this.rayDirs!,
     }, Math.ceil(this.rayCount / resolve!.workgroupSize), 'obb:lidar-resolve');
     pass.end();
   }
@@ -318,7 +345,7 @@ export class LidarSensor {
       return;
     }
     this.destroyed = true;
-    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.depth, this.winner, this.totals, this.rasterArgs]) {
+    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.depth, this.winner, this.totals, this.rasterArgs, this.rayDirs, this.candidateCount, this.candidates]) {
       if (b) {
         this.ctx.destroyBuffer(b);
       }

@@ -13,7 +13,7 @@ import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOption
 import { getKernel, type KernelName } from './pipelines.ts';
 import { Bvh } from '../bvh/Bvh.ts';
 import { FrustumCuller, type FrustumDraw } from '../bvh/Frustum.ts';
-import { LidarSensor, type LidarMethod, type LidarSweep } from '../bvh/Lidar.ts';
+import { LidarSensor, type LidarOptions, type LidarSweep } from '../bvh/Lidar.ts';
 import type { LidarDescription, LidarPose } from '../reference/lidar.ts';
 import type { Plane } from '../reference/frustum.ts';
 import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './RayQueries.ts';
@@ -250,7 +250,7 @@ export class ObbGpu {
    * const lidar = await gpu.createLidar({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
    * // method: 'raster' (default where the table allows: no tree needed) or 'bvh' (see LidarSensor)
    */
-  createLidar(desc: LidarDescription, options: { readonly method?: LidarMethod | 'auto' } = {}): Promise<LidarSensor> {
+  createLidar(desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
     return LidarSensor.create(this.ctx, desc, options);
   }
 

@@ -50,10 +50,12 @@ describe('tree', () => {
 });
 
 describe('LiDAR and frustum', () => {
-  it.each([[0, 'raster'], [1e5, 'raster'], [0, 'bvh'], [1e5, 'bvh']])('a 32 × 512 sweep over 3,000 boxes at offset %d by the %s method equals the reference (seed 11)', async (offset, method) => {
+  it.each([
+    [0, 'raster', 'default'], [1e5, 'raster', 'default'], [0, 'raster', 100], [0, 'bvh', 'default'], [1e5, 'bvh', 'default'],
+  ] as const)('a 32 × 512 sweep over 3,000 boxes at offset %d by the %s method (candidate list %s) equals the reference (seed 11)', async (offset, method, candidates) => {
     const r = await gpu.call<{ summary: ComparisonSummary; returns: number; rays: number; pointErrors: number; overflowed: number; ms: number; method: string; vsBvh: number }>(
-      'bvh', 'lidar', 11, 32, 512, 3000, offset, method);
-    console.log(`LiDAR (${r.method}) ${r.rays} rays: ${r.returns} returns, ${r.ms.toFixed(0)} ms; ${r.vsBvh} rays differ from the BVH method`);
+      'bvh', 'lidar', 11, 32, 512, 3000, offset, method, candidates === 'default' ? null : candidates);
+    console.log(`LiDAR (${r.method}, candidate list ${candidates}) ${r.rays} rays: ${r.returns} returns, ${r.ms.toFixed(0)} ms; ${r.vsBvh} rays differ from the BVH method`);
     expect(r.method).toBe(method);
     expectClean(r.summary, 1e-3);
     expect(r.returns).toBeGreaterThan(r.rays / 10);
@@ -62,10 +64,11 @@ describe('LiDAR and frustum', () => {
     expect(r.vsBvh).toBe(0);
   });
 
-  it('the raster method on its hard cases (unsorted channels up to 80°, seam, tilt, tiny far boxes, masks, inside a box) equals the reference and the BVH method (seed 13)', async () => {
-    const r = await gpu.call<{ rays: number; poses: { summary: ComparisonSummary; vsBvh: number; returns: number; zeros: number }[] }>('bvh', 'lidarRasterAdversarial', 13);
+  it('the raster method on its hard cases (unsorted channels up to 80°, seam, tilt, tiny far boxes, masks, exact copies, inside a box) equals the reference and the BVH method (seed 13)', async () => {
+    const r = await gpu.call<{ rays: number; poses: { summary: ComparisonSummary; vsBvh: number; returns: number; zeros: number; ties: number }[] }>('bvh', 'lidarRasterAdversarial', 13);
     const [outside, inside] = r.poses;
-    console.log(`raster LiDAR, ${r.rays} rays: outside ${outside!.returns} returns, inside ${inside!.returns} returns (${inside!.zeros} at t = 0)`);
+    console.log(`raster LiDAR, ${r.rays} rays: outside ${outside!.returns} returns (${outside!.ties} on boxes with an exact copy), inside ${inside!.returns} returns (${inside!.zeros} at t = 0)`);
+    expect(outside!.ties).toBeGreaterThan(100);
     for (const p of r.poses) {
       expectClean(p.summary, 1e-3);
       expect(p.vsBvh).toBe(0);

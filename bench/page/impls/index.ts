@@ -1,10 +1,11 @@
 /**
  * The implementation registry: every row of `npm run bench` comes from one of these, keyed by
  * its row name. Workloads iterate over the registry and use whatever capability each entry has
- * (buildRays, pairs, moving), so adding a backend is adding an entry here.
+ * (buildRays, buildLidar, pairs, moving), so adding a backend is adding an entry here.
  */
 import { gpuBrute } from './gpuBrute.ts';
 import { gpuBvh } from './gpuBvh.ts';
+import { gpuRaster } from './gpuRaster.ts';
 import { rapier } from './rapier.ts';
 import { reference } from './reference.ts';
 import { three } from './three.ts';
@@ -16,6 +17,7 @@ export type { Implementation } from './types.ts';
 export const IMPLEMENTATIONS: readonly Implementation[] = [
   gpuBrute,
   gpuBvh,
+  gpuRaster,
   reference,
   rapier,
   three,

@@ -65,6 +65,11 @@ export interface Implementation {
   /** Version string for the report (library version, or the adapter for GPU paths). */
   version(): Promise<string>;
   buildRays?(boxes: BoxArray): Promise<RayScene>;
+  /**
+   * Implementations that generate a LiDAR sweep's rays themselves (the GPU sensor): a RayScene
+   * whose closestHit takes only that sweep's rays (bench/page/scenes.ts lidarRays, azimuth-major).
+   */
+  buildLidar?(boxes: BoxArray, elevations: number, azimuths: number): Promise<RayScene>;
   pairs?(boxes: BoxArray, pairs: Uint32Array): Promise<PairRunner>;
   moving?(boxes: BoxArray): Promise<MovingScene>;
 }

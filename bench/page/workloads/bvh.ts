@@ -8,7 +8,7 @@ import { Bvh } from '../../../src/bvh/Bvh.ts';
 import { closestHitGrid, compareClosestHits, linearElevations, lidarRays as lidarRaysOf, type LidarDescription } from '../../../src/index.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
-import { makeRow, stats, timeBudget } from '../measure.ts';
+import { makeRow, stats, timeBudget, timeGpu } from '../measure.ts';
 import { LIDAR, lidarScene, pickingScene } from '../scenes.ts';
 
 /** Build time per phase for a picking scene of n boxes (medians over the budget's runs). */
@@ -55,10 +55,14 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
   return out;
 }
 
-/** A LiDAR sweep with rays generated on the GPU (pose in, range image out), vs the reference. */
+/**
+ * A LiDAR sweep with rays generated on the GPU (pose in, range image out), by each sensor method
+ * (rows `gpu-raster`, `gpu-bvh`; the BVH built once before timing), vs the reference.
+ */
 export async function lidarGpuRays(boxes: number, elevations: number, azimuths: number, cfg: BenchConfig): Promise<SuiteResult> {
   const out: SuiteResult = { rows: [], notes: [] };
-  if (cfg.implementations && !cfg.implementations.includes('gpu-bvh')) {
+  const methods = (['raster', 'bvh'] as const).filter((m) => !cfg.implementations || cfg.implementations.includes(`gpu-${m}`));
+  if (methods.length === 0) {
     return out;
   }
   const g = await sharedGpu();
@@ -67,52 +71,50 @@ export async function lidarGpuRays(boxes: number, elevations: number, azimuths: 
   const desc: LidarDescription = {
     elevations: linearElevations(elevations, LIDAR.minElevationDeg, LIDAR.maxElevationDeg), azimuthSteps: azimuths, maxRange: LIDAR.maxDistance,
   };
-  const sensor = await g.createLidar(desc);
   const pose = { origin: [0, 0, 0] as const };
+  // The reference on a slice of the rays (every 16th azimuth column).
+  const rays = lidarRaysOf(desc, pose);
+  const pick = Array.from({ length: rays.count }, (_, r) => r).filter((r) => (r % azimuths) % 16 === 0);
+  const sub = { count: pick.length, data: Float64Array.from(pick.flatMap((r) => Array.from(rays.data.subarray(7 * r, 7 * r + 7)))) };
+  const ref = closestHitGrid(scene, sub);
   try {
     await g.buildBvh(set);
-    let sweep = await g.lidarSweep(sensor, set, pose);
-    const s = await timeBudget(async () => {
-      sweep = await g.lidarSweep(sensor, set, pose);
-    }, cfg.budget);
-    // GPU time of the sweep kernel alone (the tree already built, nothing read back).
-    const device = g.ctx.device;
     const tree = await g.bvhOf(set);
-    const kernel: number[] = [];
-    for (let k = 0; k < Math.max(3, s.runs); k++) {
-      const enc = device.createCommandEncoder();
-      await sensor.encodeSweep(enc, set, tree, pose);
-      const t0 = performance.now();
-      device.queue.submit([enc.finish()]);
-      await device.queue.onSubmittedWorkDone();
-      kernel.push(performance.now() - t0);
-    }
-    // Check against the reference on a slice of the rays (every 16th azimuth column).
-    const rays = lidarRaysOf(desc, pose);
-    const pick = Array.from({ length: rays.count }, (_, r) => r).filter((r) => (r % azimuths) % 16 === 0);
-    const sub = { count: pick.length, data: Float64Array.from(pick.flatMap((r) => Array.from(rays.data.subarray(7 * r, 7 * r + 7)))) };
-    const hits = {
-      count: pick.length, box: Int32Array.from(pick, (r) => sweep.box[r]!),
-      t: Float32Array.from(pick, (r) => (sweep.range[r]! < 0 ? Infinity : sweep.range[r]!)),
-      face: new Uint8Array(pick.length), inside: new Uint8Array(pick.length),
-    };
-    const cmp = compareClosestHits({ boxes: set.boxes, rays: sub, origin: set.origin }, hits, closestHitGrid(scene, sub), { checkFaces: false });
-    const n = elevations * azimuths;
-    const note = `${elevations} × ${azimuths} rays generated on the GPU from a 64-byte pose; ${sweep.box.filter((b) => b >= 0).length} returns`;
-    out.rows.push(makeRow({
-      workload: 'lidar-gpu-rays', implementation: 'gpu-bvh', n: boxes, queries: n, stats: s, work: n, unit: 'rays/s',
-      agrees: cmp.mismatch === 0, timing: 'end-to-end', note: `${note}; range image and boxes read back`,
-      check: { checked: cmp.total, ambiguous: cmp.ambiguous, mismatch: cmp.mismatch, reasons: Object.entries({ ...cmp.ambiguousByReason, ...cmp.mismatchByReason }).map(([k, v]) => `${k} ${v}`).join(', ') },
-    }));
-    out.rows.push(makeRow({
-      workload: 'lidar-gpu-rays', implementation: 'gpu-bvh-kernel', n: boxes, queries: n, stats: stats(kernel), work: n, unit: 'rays/s',
-      agrees: cmp.mismatch === 0, timing: 'gpu-wall', note: `${note}; sweep kernel only (submit → queue idle)`,
-    }));
-    if (cmp.mismatch > 0) {
-      out.notes.push(`lidar-gpu-rays: ${cmp.mismatch} mismatches against the reference`);
+    for (const method of methods) {
+      const sensor = await g.createLidar(desc, { method });
+      try {
+        let sweep = await g.lidarSweep(sensor, set, pose);
+        const s = await timeBudget(async () => {
+          sweep = await g.lidarSweep(sensor, set, pose);
+        }, cfg.budget);
+        // GPU time of the sweep alone (nothing read back).
+        const kernel = await timeGpu(g.ctx.device, (enc, ts) => sensor.encodeSweep(enc, set, tree, pose, ts ? { timestampWrites: ts } : {}), Math.max(3, s.runs), 0);
+        const hits = {
+          count: pick.length, box: Int32Array.from(pick, (r) => sweep.box[r]!),
+          t: Float32Array.from(pick, (r) => (sweep.range[r]! < 0 ? Infinity : sweep.range[r]!)),
+          face: new Uint8Array(pick.length), inside: new Uint8Array(pick.length),
+        };
+        const cmp = compareClosestHits({ boxes: set.boxes, rays: sub, origin: set.origin }, hits, ref, { checkFaces: false });
+        const n = elevations * azimuths;
+        const how = method === 'raster' ? 'boxes rasterised into the range image, no tree' : 'each ray walks the BVH';
+        const note = `${elevations} × ${azimuths} rays generated on the GPU from a 64-byte pose (${how}); ${sweep.box.filter((b) => b >= 0).length} returns`;
+        out.rows.push(makeRow({
+          workload: 'lidar-gpu-rays', implementation: `gpu-${method}`, n: boxes, queries: n, stats: s, work: n, unit: 'rays/s',
+          agrees: cmp.mismatch === 0, timing: 'end-to-end', note: `${note}; range image and boxes read back`,
+          check: { checked: cmp.total, ambiguous: cmp.ambiguous, mismatch: cmp.mismatch, reasons: Object.entries({ ...cmp.ambiguousByReason, ...cmp.mismatchByReason }).map(([k, v]) => `${k} ${v}`).join(', ') },
+        }));
+        out.rows.push(makeRow({
+          workload: 'lidar-gpu-rays', implementation: `gpu-${method}-kernel`, n: boxes, queries: n, stats: kernel.stats, work: n, unit: 'rays/s',
+          agrees: cmp.mismatch === 0, timing: kernel.timing, wallMedian: kernel.wall.median, note: `${note}; the sweep's passes only, nothing read back`,
+        }));
+        if (cmp.mismatch > 0) {
+          out.notes.push(`lidar-gpu-rays (${method}): ${cmp.mismatch} mismatches against the reference`);
+        }
+      } finally {
+        sensor.destroy();
+      }
     }
   } finally {
-    sensor.destroy();
     set.destroy();
   }
   return out;

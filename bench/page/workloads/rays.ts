@@ -152,14 +152,22 @@ export async function lidar(n: number, elevations: number, azimuths: number, cfg
   const out: SuiteResult = { rows: [], notes: [] };
   const boxes = lidarScene(n);
   const rays = lidarRays(elevations, azimuths);
-  const scenes = await buildAll(selectImplementations(cfg.implementations), boxes, cfg, out, false);
+  const impls = selectImplementations(cfg.implementations);
+  const scenes = await buildAll(impls, boxes, cfg, out, false);
+  for (const impl of impls) {
+    const scene = await impl.buildLidar?.(boxes, elevations, azimuths);
+    if (scene) {
+      scenes.set(impl, scene);
+    }
+  }
+  const ordered = new Map(impls.filter((i) => scenes.has(i)).map((i) => [i, scenes.get(i)!] as const));
   const note = azimuths < LIDAR.azimuths || elevations < LIDAR.elevations
     ? `${elevations} × ${fmt(azimuths)} azimuth steps (${fmt(rays.count)} rays) of the full ${LIDAR.elevations} × ${fmt(LIDAR.azimuths)} sweep`
     : '';
   try {
-    await queryAll('lidar-262k-10k', 'rays/s', boxes, rays, scenes, cfg, out, note);
+    await queryAll('lidar-262k-10k', 'rays/s', boxes, rays, ordered, cfg, out, note);
   } finally {
-    destroyAll(scenes);
+    destroyAll(ordered);
   }
   return out;
 }

@@ -273,7 +273,7 @@ function sweepDifferences(a: LidarSweep, b: LidarSweep): number {
  * One LiDAR sweep on the GPU (`method`: raster or bvh) against the reference rays, through the
  * comparator; for raster, also the same sweep by the BVH method (rays that differ in box or range).
  */
-export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number, method: LidarMethod = 'bvh') {
+export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number, method: LidarMethod = 'bvh', candidateCapacity: number | null = null) {
   const gpu = await getGpu();
   {
     const boxes = streetScene(boxCount, seed, [offset, -offset, 0]);
@@ -282,7 +282,7 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
     await bvh.build();
     const desc: LidarDescription = { elevations: linearElevations(channels, -25, 15), azimuthSteps: azimuths, maxRange: 200 };
     const pose: LidarPose = { origin: [offset + 3, -offset - 2, 1.8], rotation: [0, 0, Math.sin(0.15), Math.cos(0.15)] };
-    const sensor = await LidarSensor.create(gpu.ctx, desc, { method });
+    const sensor = await LidarSensor.create(gpu.ctx, desc, candidateCapacity === null ? { method } : { method, candidateCapacity });
     const t0 = performance.now();
     const sweep = await sensor.sweep(set, bvh, pose, { points: true });
     const ms = performance.now() - t0;
@@ -322,7 +322,8 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
  * The raster method where its footprints are hardest: an unsorted channel table reaching 80°
  * up and 60° down, a non-power-of-two azimuth count starting at 1.3 rad (so boxes straddle the
  * seam), a tilted pose, a ground slab under the sensor, boxes right above it, tiny boxes far
- * away between rays, boxes masked out, and a second pose inside a box (every ray t = 0).
+ * away between rays, boxes masked out, exact copies of boxes (ties: the smaller index wins), and
+ * a second pose inside a box (every ray t = 0).
  * Returns, per pose, the comparator's summary against the reference and the rays that differ
  * from the BVH method.
  */
@@ -350,7 +351,13 @@ export async function lidarRasterAdversarial(seed: number) {
     const len = Math.hypot(qx, qy, qz, 1);
     writeQuaternionAxes(data, o, qx / len, qy / len, qz / len, 1 / len);
   });
-  const boxes: BoxArray = { count: street.count + extra.length, data };
+  // Exact copies of the boxes above the sensor and of 40 street boxes, at higher indices: every
+  // ray that hits one ties at equal t, and the smaller index must win.
+  const copies = [...[1, 2, 3].map((k) => street.count + k), ...Array.from({ length: 40 }, (_, k) => k * 37)];
+  const all = new Float64Array(data.length + copies.length * BOX_F64.STRIDE);
+  all.set(data);
+  copies.forEach((i, k) => all.set(data.subarray(i * BOX_F64.STRIDE, (i + 1) * BOX_F64.STRIDE), data.length + k * BOX_F64.STRIDE));
+  const boxes: BoxArray = { count: street.count + extra.length + copies.length, data: all };
   const masks = Uint32Array.from({ length: boxes.count }, (_, i) => (i % 7 === 3 ? 2 : 1));
   const set = gpu.createBoxSet(boxes, { masks });
   const bvh = await Bvh.create(gpu.ctx, set);
@@ -362,14 +369,15 @@ export async function lidarRasterAdversarial(seed: number) {
   };
   const raster = await LidarSensor.create(gpu.ctx, desc, { method: 'raster' });
   const walk = await LidarSensor.create(gpu.ctx, desc, { method: 'bvh' });
-  const out: { summary: ReturnType<typeof summarize>; vsBvh: number; returns: number; zeros: number }[] = [];
+  const out: { summary: ReturnType<typeof summarize>; vsBvh: number; returns: number; zeros: number; ties: number }[] = [];
+  const copied = new Set(copies);
   const tilt = [Math.sin(0.2) * 0.6, Math.sin(0.2) * 0.8, 0, Math.cos(0.2)] as const;
   for (const pose of [{ origin: [0, 0, 1.8], rotation: tilt }, { origin: [4, -2, 1.8], rotation: tilt }] as LidarPose[]) {
     const sweep = await raster.sweep(set, bvh, pose, { mask: 1 });
     const rays = lidarRays(desc, pose);
     // The reference with the same masks: box i is visible to the sweep when masks[i] & 1.
     const visible = Array.from({ length: boxes.count }, (_, i) => i).filter((i) => (masks[i]! & 1) !== 0);
-    const sub: BoxArray = { count: visible.length, data: Float64Array.from(visible.flatMap((i) => Array.from(data.subarray(i * BOX_F64.STRIDE, (i + 1) * BOX_F64.STRIDE)))) };
+    const sub: BoxArray = { count: visible.length, data: Float64Array.from(visible.flatMap((i) => Array.from(all.subarray(i * BOX_F64.STRIDE, (i + 1) * BOX_F64.STRIDE)))) };
     const refSub = closestHitGrid(sub, rays);
     const ref = { ...refSub, box: Int32Array.from(refSub.box, (b) => (b < 0 ? b : visible[b]!)) };
     const cmp = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, sweepHits(sweep), ref, { checkFaces: false });
@@ -378,13 +386,14 @@ export async function lidarRasterAdversarial(seed: number) {
       vsBvh: sweepDifferences(sweep, await walk.sweep(set, bvh, pose, { mask: 1 })),
       returns: sweep.box.filter((b) => b >= 0).length,
       zeros: Array.from(sweep.range).filter((t) => t === 0).length,
+      ties: Array.from(sweep.box).filter((b) => copied.has(b)).length,
     });
   }
   raster.destroy();
   walk.destroy();
   bvh.destroy();
   set.destroy();
-  return { rays: desc.elevations.length * desc.azimuthSteps, poses: out };
+  return { rays: desc.elevations.length * desc.azimuthSteps, poses: out, copies: copies.length };
 }
 
 /** Frustum culling of a random scene against the reference, plus the draw arguments. */
