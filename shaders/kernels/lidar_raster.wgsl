@@ -1,37 +1,30 @@
 // lidar_raster.wgsl — a LiDAR sweep by rasterising boxes into the sensor's range image, instead
 // of walking a tree per ray. Every ray of a sweep leaves one point (the sensor origin), so each
-// box covers a rectangle of (channel, azimuth) cells: the rays that can hit it. Those cells are
-// the work items; each one is a slab test of one ray against one box, and the closest hit per
-// ray is kept with atomics. The cost is Σ over boxes in range of the cells they cover (about the
-// depth complexity times the ray count: 6.6 tests per ray in the 128 × 2,048 benchmark sweep),
-// with no tree to build or refit, so it suits moving scenes too.
+// box covers a rectangle of (channel, azimuth) cells: the rays that can hit it. The image is cut
+// into tiles of TILE_CH sorted channels × TILE_AZ azimuth steps; each box is binned into the
+// tiles its rectangle touches, and one workgroup per tile runs each of its rays (one per
+// invocation) against the tile's boxes, keeping the closest hit in registers with the rule of
+// every closest-hit query here (smallest t, then smallest box index): no atomics on the result,
+// no second pass, order-independent. The cost is Σ over boxes in range of the tiles they touch
+// times the tile size — about the scene's depth complexity per ray, plus the tiles' margin —
+// with no tree to build or refit, so moving scenes cost nothing to prepare.
 //
 // Entry points, in order (src/bvh/Lidar.ts records them into one compute pass):
-//   lidarDirections one invocation per ray: its direction (as bvhLidar makes it).
-//   lidarFootprint  one invocation per box: its cell rectangle (conservative: every ray that can
-//                   hit the box is inside it, argued below) and the number of cells, 0 when the
-//                   box is out of range or masked out; a 64-bit total of the cells.
-//   (ExclusiveScan of the cell counts: each box's first work item)
-//   lidarRasterArgs one thread: the indirect dispatch size of the two raster passes (CHUNK
-//                   items per invocation), or none and the overflow flag when the total does not
-//                   fit in 32 bits (never in practice: 16,384 boxes each covering a whole
-//                   262,144-ray image); the host then answers the sweep on the CPU.
-//   lidarDepth      per chunk of work items: the slab test; atomicMax of ~bits(t) per ray, so
-//                   the smallest t wins (t ≥ 0, whose f32 bit patterns order as the values).
-//                   A hit at least as close as the ray's best so far is also appended to a
-//                   candidate list: the box that ends closest (or tied) is always among them.
-//   lidarWinnerArgs one thread: the winner pass's size — over the candidate list when it held
-//                   every candidate (about one or two per ray), else over all the items again.
-//   lidarWinnerList per candidate: one whose t equals its ray's final best t offers its box index
-//                   with atomicMax(~index), so the smallest index wins a tie — the rule of every
-//                   closest-hit query here.
-//   lidarWinner     (only when the list overflowed) the same over every work item again, with
-//                   the slab test redone; boxes that cannot reach the best t are skipped before
-//                   the slab test (their distance lower bound is beyond it).
-//   lidarResolve    per ray: range image, hit box and point, as bvhLidar writes them.
-// The t of a ray and a box is computed by the same steps on the same f32 inputs in both passes
-// (those of rayObbAxes, with the box-frame origin computed once per box), so the equality test
-// of lidarWinner is exact.
+//   lidarFootprint  one invocation per box: its cell rectangle (conservative, argued below),
+//                   the records the tile pass reads (rectangle and distance bound; box-frame
+//                   sensor origin, axes, half extents), a count in every tile it touches, and a
+//                   64-bit total of those.
+//   (ExclusiveScan of the tile counts: each tile's first list entry)
+//   lidarBin        one invocation per box: its index into the list of every tile it touches.
+//   lidarTiles      one workgroup per tile: each ray's closest hit over the tile's list (a box
+//                   whose rectangle misses the ray's cell, or that lies wholly beyond the ray's
+//                   best hit so far, is skipped without the slab test);
+//                   writes the range image, the hit box and the point, as bvhLidar does. When
+//                   the lists did not fit (their total is over the list's capacity) every ray is
+//                   marked NO_BOX − 1 and counted in overflowCount: the host grows the list to
+//                   the total it reads back and sweeps again.
+// The t of a ray and a box is computed by the steps of rayObbAxes on the same f32 inputs (the
+// box-frame origin once per box), so it is bit for bit the BVH method's t.
 //
 // Why the rectangle is conservative. Coordinates are taken in the sensor frame (x, y: the scan
 // plane, z: up), relative to the sensor origin. Every ray is origin + t·d with d = (cos e cos θ,
@@ -54,26 +47,36 @@
 //   2 boxMasks: array<u32>; 10 overflowCount: atomic<u32>; 11 lidar: LidarParams;
 //   12 lidarTables: array<vec2f> (cos/sin per azimuth, cos/sin per channel, then per sorted
 //   channel (sin e, channel)); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
-//   15 lidarPoints: array<vec4f>; 16 footprints: array<vec4u> (first sorted channel, channels,
-//   first azimuth, azimuths); 17 offsets: array<u32> (cells, then scanned: first item);
-//   18 depth: array<atomic<u32>> (~bits(t), 0 = none); 19 winner: array<atomic<u32>> (~index);
-//   20 totals: array<atomic<u32>, 2> (cells, low and high word); 21 rasterArgsOut / 22
-//   rasterArgs: array<u32> (x, y, z of the indirect dispatch, total cells, overflow flag;
-//   written by lidarRasterArgs, read by the rest; [8..11] the list winner pass, [12..14] the
-//   full one, from lidarWinnerArgs); 23 rayDirs: array<vec4f>; 24 candidateCount: atomic<u32>;
-//   25 candidates: array<u32> (ray, box, bits triples). Workgroup size WG.
+//   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
+//   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>. Eight
+//   storage buffers at most per entry point (the WebGPU default limit).
+//   Workgroup size WG (footprint, bin) and TILE_AZ × TILE_CH (tiles).
 // CPU twin: closestHit / closestHitGrid on lidarRays (src/reference/lidar.ts), which
 // test/gpu/bvh.test.ts compares through the comparator (and with the bvh method, ray by ray) on
 // street scenes and on the footprint's hard cases; the atanUnit bound is checked in
 // test/cpu/reference/lidarRaster.test.ts.
 
 override WG: u32 = 64u;
-// Work items per invocation of the raster passes.
-override CHUNK: u32 = 16u;
+// The tile: sorted channels × azimuth steps (its invocations are its rays).
+override TILE_CH: u32 = 4u;
+override TILE_AZ: u32 = 4u;
 
 const ANGLE_PAD: f32 = 2e-4;
 const SIN_PAD: f32 = 2e-4;
 const TWO_PI: f32 = 6.283185307179586;
+
+// What the tile pass needs of a box to test it: the sensor origin in the box frame (as
+// rayObbAxes computes it), the axes and half extents; stored as four vec4u in boxData.
+struct RasterBox {
+  p: vec3f,
+  index: u32,
+  u: vec3f,
+  hx: f32,
+  v: vec3f,
+  hy: f32,
+  w: vec3f,
+  hz: f32,
+}
 
 @group(0) @binding(0) var<uniform> params: RayParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -84,21 +87,41 @@ const TWO_PI: f32 = 6.283185307179586;
 @group(0) @binding(13) var<storage, read_write> lidarRange: array<f32>;
 @group(0) @binding(14) var<storage, read_write> lidarBox: array<u32>;
 @group(0) @binding(15) var<storage, read_write> lidarPoints: array<vec4f>;
-@group(0) @binding(16) var<storage, read_write> footprints: array<vec4u>;
-@group(0) @binding(17) var<storage, read_write> offsets: array<u32>;
-@group(0) @binding(18) var<storage, read_write> depth: array<atomic<u32>>;
-@group(0) @binding(19) var<storage, read_write> winner: array<atomic<u32>>;
-@group(0) @binding(20) var<storage, read_write> totals: array<atomic<u32>, 2>;
-@group(0) @binding(21) var<storage, read_write> rasterArgsOut: array<u32>;
-// The same buffer, read-only, for the passes dispatched from it (an INDIRECT buffer may not be
-// writable storage in the same dispatch).
-@group(0) @binding(22) var<storage, read> rasterArgs: array<u32>;
-@group(0) @binding(23) var<storage, read_write> rayDirs: array<vec4f>;
-// Hits of the depth pass that were at least as close as the ray's best so far, as (ray, box,
-// bits(t)) triples, and their count (which may exceed the list's capacity: then the full
-// winner pass runs instead).
-@group(0) @binding(24) var<storage, read_write> candidateCount: atomic<u32>;
-@group(0) @binding(25) var<storage, read_write> candidates: array<u32>;
+// Per box i: its RasterBox in boxData[4i .. 4i + 3], and from boxData[4 · capacity + i] (capacity
+// = arrayLength / 5) what the tile pass needs to skip it without the test: its cell rectangle
+// (sorted channels [x & 0xffff, x >> 16), azimuths y + [0, z) modulo the azimuth count) and
+// w = bits of the lower bound of its distance (nearBound): a ray whose best t is below it cannot
+// hit it as close.
+@group(0) @binding(16) var<storage, read_write> boxData: array<vec4u>;
+// Per tile t: tileCounters[t] its count of boxes, scanned into the start of its list;
+// tileCounters[T + t] its fill counter (T tiles); tileCounters[2T], [2T + 1]: the total of list
+// entries, low and high word.
+@group(0) @binding(17) var<storage, read_write> tileCounters: array<atomic<u32>>;
+@group(0) @binding(19) var<storage, read_write> tileLists: array<u32>;
+
+fn boxCapacity() -> u32 {
+  return arrayLength(&boxData) / 5u;
+}
+
+fn storeRasterBox(i: u32, b: RasterBox) {
+  boxData[4u * i] = vec4u(bitcast<vec3u>(b.p), b.index);
+  boxData[4u * i + 1u] = bitcast<vec4u>(vec4f(b.u, b.hx));
+  boxData[4u * i + 2u] = bitcast<vec4u>(vec4f(b.v, b.hy));
+  boxData[4u * i + 3u] = bitcast<vec4u>(vec4f(b.w, b.hz));
+}
+
+fn loadRasterBox(i: u32) -> RasterBox {
+  let q0 = boxData[4u * i];
+  let q1 = bitcast<vec4f>(boxData[4u * i + 1u]);
+  let q2 = bitcast<vec4f>(boxData[4u * i + 2u]);
+  let q3 = bitcast<vec4f>(boxData[4u * i + 3u]);
+  return RasterBox(bitcast<vec3f>(q0.xyz), q0.w, q1.xyz, q1.w, q2.xyz, q2.w, q3.xyz, q3.w);
+}
+
+// T, the number of tiles.
+fn tileTotal() -> u32 {
+  return azimuthTiles() * ((lidar.channels + TILE_CH - 1u) / TILE_CH);
+}
 
 fn invocationIndex(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
   return (wid.x + wid.y * nwg.x) * WG + lid;
@@ -232,6 +255,55 @@ fn footprint(lb: LocalBox) -> vec4u {
   return vec4u(ch.x, ch.y, first, u32(width));
 }
 
+fn azimuthTiles() -> u32 {
+  return (lidar.azimuths + TILE_AZ - 1u) / TILE_AZ;
+}
+
+// The tiles a footprint touches: sorted-channel tile rows [row0, row1], and up to two runs of
+// azimuth tile columns (the rectangle may wrap past the last azimuth step): [c0, c1] and, when
+// c2 <= c3, [c2, c3].
+struct TileSpan {
+  row0: u32,
+  row1: u32,
+  cols: vec4u,
+}
+
+fn tileSpan(f: vec4u) -> TileSpan {
+  let rows = vec2u(f.x / TILE_CH, (f.x + f.y - 1u) / TILE_CH);
+  let last = azimuthTiles() - 1u;
+  var cols = vec4u(1u, 0u, 1u, 0u);
+  if (f.w >= lidar.azimuths) {
+    cols = vec4u(0u, last, 1u, 0u);
+  } else if (f.z + f.w <= lidar.azimuths) {
+    cols = vec4u(f.z / TILE_AZ, (f.z + f.w - 1u) / TILE_AZ, 1u, 0u);
+  } else {
+    cols = vec4u(f.z / TILE_AZ, last, 0u, (f.z + f.w - lidar.azimuths - 1u) / TILE_AZ);
+    // Both runs may meet in one column (TILE_AZ not dividing the azimuth count): keep it once.
+    if (cols.w >= cols.x) {
+      cols = vec4u(0u, last, 1u, 0u);
+    }
+  }
+  return TileSpan(rows.x, rows.y, cols);
+}
+
+fn tileCount(span: TileSpan) -> u32 {
+  let cols = select(0u, span.cols.y - span.cols.x + 1u, span.cols.y >= span.cols.x) + select(0u, span.cols.w - span.cols.z + 1u, span.cols.w >= span.cols.z);
+  return (span.row1 - span.row0 + 1u) * cols;
+}
+
+// The footprint of box i (zero when out of range or masked out).
+fn boxFootprint(i: u32) -> vec4u {
+  let lb = localBox(boxes[i]);
+  var mask = 0xffffffffu;
+  if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
+    mask = boxMasks[i];
+  }
+  if ((lidar.mask & mask) == 0u || nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w)) > lidar.maxRange) {
+    return vec4u(0u);
+  }
+  return footprint(lb);
+}
+
 @compute @workgroup_size(WG)
 fn lidarFootprint(
   @builtin(local_invocation_index) lid: u32,
@@ -243,235 +315,129 @@ fn lidarFootprint(
     return;
   }
   let b = boxes[i];
+  let f = boxFootprint(i);
+  let w = obbW(b);
+  let rel = lidar.origin - b.center;
+  storeRasterBox(i, RasterBox(vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w)), i, b.u, b.hx, b.v, b.hy, w, b.hz));
   let lb = localBox(b);
-  var mask = 0xffffffffu;
-  if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
-    mask = boxMasks[i];
+  boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, bitcast<u32>(nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w))));
+  if (f.y * f.w == 0u) {
+    return;
   }
-  var f = vec4u(0u);
-  if ((lidar.mask & mask) != 0u && nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w)) <= lidar.maxRange) {
-    f = footprint(lb);
+  let span = tileSpan(f);
+  let perRow = azimuthTiles();
+  for (var row = span.row0; row <= span.row1; row++) {
+    for (var col = span.cols.x; col <= span.cols.y; col++) {
+      atomicAdd(&tileCounters[row * perRow + col], 1u);
+    }
+    for (var col = span.cols.z; col <= span.cols.w; col++) {
+      atomicAdd(&tileCounters[row * perRow + col], 1u);
+    }
   }
-  let cells = f.y * f.w;
-  footprints[i] = f;
-  offsets[i] = cells;
-  if (cells > 0u) {
-    let old = atomicAdd(&totals[0], cells);
-    if (old > 0xffffffffu - cells) {
-      atomicAdd(&totals[1], 1u);
+  let n = tileCount(span);
+  let tiles = tileTotal();
+  let old = atomicAdd(&tileCounters[2u * tiles], n);
+  if (old > 0xffffffffu - n) {
+    atomicAdd(&tileCounters[2u * tiles + 1u], 1u);
+  }
+}
+
+// Appends box i to the list of tile t (when the lists fit).
+fn appendToTile(t: u32, i: u32) {
+  let slot = atomicLoad(&tileCounters[t]) + atomicAdd(&tileCounters[tileTotal() + t], 1u);
+  if (slot < arrayLength(&tileLists)) {
+    tileLists[slot] = i;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn lidarBin(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let i = invocationIndex(lid, wid, nwg);
+  if (i >= params.boxCount) {
+    return;
+  }
+  let rect = boxData[4u * boxCapacity() + i];
+  let s0 = rect.x & 0xffffu;
+  let s1 = rect.x >> 16u;
+  if (s1 == s0 || rect.z == 0u) {
+    return;
+  }
+  let span = tileSpan(vec4u(s0, s1 - s0, rect.y, rect.z));
+  let perRow = azimuthTiles();
+  for (var row = span.row0; row <= span.row1; row++) {
+    for (var col = span.cols.x; col <= span.cols.y; col++) {
+      appendToTile(row * perRow + col, i);
+    }
+    for (var col = span.cols.z; col <= span.cols.w; col++) {
+      appendToTile(row * perRow + col, i);
     }
   }
 }
 
-@compute @workgroup_size(1)
-fn lidarRasterArgs() {
-  let total = atomicLoad(&totals[0]);
-  let overflow = atomicLoad(&totals[1]) != 0u;
-  let chunks = total / CHUNK + select(0u, 1u, total % CHUNK != 0u);
-  let groups = (chunks + WG - 1u) / WG;
-  let x = min(groups, 65535u);
-  let y = select((groups + 65534u) / 65535u, 0u, groups == 0u);
-  rasterArgsOut[0] = select(x, 0u, overflow);
-  rasterArgsOut[1] = select(y, 0u, overflow);
-  rasterArgsOut[2] = 1u;
-  rasterArgsOut[3] = total;
-  rasterArgsOut[4] = select(0u, 1u, overflow);
-}
-
 // The direction of ray r = c · azimuths + a, as bvhLidar makes it.
-fn lidarDirection(r: u32) -> vec3f {
-  let az = lidarTables[r % lidar.azimuths];
-  let el = lidarTables[lidar.azimuths + r / lidar.azimuths];
+fn lidarDirection(c: u32, a: u32) -> vec3f {
+  let az = lidarTables[a];
+  let el = lidarTables[lidar.azimuths + c];
   let local = vec3f(el.x * az.x, el.x * az.y, el.y);
   return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
 }
 
-// Every ray's direction, once per sweep (the raster passes read them per work item).
-@compute @workgroup_size(WG)
-fn lidarDirections(
-  @builtin(local_invocation_index) lid: u32,
+@compute @workgroup_size(TILE_AZ, TILE_CH)
+fn lidarTiles(
+  @builtin(local_invocation_id) lid: vec3u,
   @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let r = invocationIndex(lid, wid, nwg);
-  if (r < lidar.channels * lidar.azimuths) {
-    rayDirs[r] = vec4f(lidarDirection(r), 0.0);
-  }
-}
-
-// The box a work item belongs to: the last box whose first item is <= item (boxes with no
-// cells share their first item with the next box, so the last one is the one with cells).
-fn boxOfItem(item: u32) -> u32 {
-  var a = 0u;
-  var b = params.boxCount;
-  while (a < b) {
-    let m = (a + b) / 2u;
-    if (offsets[m] <= item) { a = m + 1u; } else { b = m; }
-  }
-  return a - 1u;
-}
-
-// A box as the raster passes use it: every ray starts at the sensor origin, so the origin in the
-// box frame (p, as rayObbAxes computes it) is the same for all of the box's work items.
-struct RasterBox {
-  index: u32,
-  first: u32,
-  cells: u32,
-  f: vec4u,
-  p: vec3f,
-  u: vec3f,
-  v: vec3f,
-  w: vec3f,
-  h: vec3f,
-  // Lower bound of the t of any hit (nearBound), as f32 bits.
-  nearBits: u32,
-}
-
-fn rasterBox(i: u32) -> RasterBox {
-  let b = boxes[i];
-  let f = footprints[i];
-  let lb = localBox(b);
-  let near = nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w));
-  let w = obbW(b);
-  let rel = lidar.origin - b.center;
-  let p = vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w));
-  return RasterBox(i, offsets[i], f.y * f.w, f, p, b.u, b.v, w, vec3f(b.hx, b.hy, b.hz), bitcast<u32>(near));
-}
-
-// t as an unsigned integer that orders as t does (t >= 0; -0 is taken as 0).
-fn tBits(t: f32) -> u32 {
-  return select(bitcast<u32>(t), 0u, t == 0.0);
-}
-
-// Runs the work items of invocation k: winnerPass = false offers t to `depth`, true offers the
-// box index to `winner` where t equals the final depth. Items walk a box's rectangle row by
-// row (sorted channel s, azimuth offset j), with counters instead of divisions.
-fn rasterChunk(k: u32, winnerPass: bool) {
-  let total = rasterArgs[3];
-  let begin = k * CHUNK;
-  if (begin >= total) {
+  // Tile (row wid.y, column wid.x); ray (sorted channel s, azimuth a).
+  let s = wid.y * TILE_CH + lid.y;
+  let a = wid.x * TILE_AZ + lid.x;
+  if (s >= lidar.channels || a >= lidar.azimuths) {
     return;
   }
-  let end = min(begin + CHUNK, total);
-  let sortedBase = lidar.azimuths + lidar.channels;
-  var cur = rasterBox(boxOfItem(begin));
-  for (var item = begin; item < end; item++) {
-    while (item >= cur.first + cur.cells) {
-      cur = rasterBox(cur.index + 1u);
-    }
-    let jj = item - cur.first;
-    let s = cur.f.x + jj / cur.f.w;
-    let a = (cur.f.z + jj % cur.f.w) % lidar.azimuths;
-    let row = u32(lidarTables[sortedBase + s].y) * lidar.azimuths;
-    let r = row + a;
-    let best = ~atomicLoad(&depth[r]);
-    if (cur.nearBits > best || (winnerPass && best == 0xffffffffu)) {
-      continue;
-    }
-    let dir = rayDirs[r].xyz;
-    let h = rayObbLocal(cur.p, vec3f(dot(dir, cur.u), dot(dir, cur.v), dot(dir, cur.w)), cur.h, lidar.maxRange, true);
-    if ((h.flags & HIT_FLAG_HIT) == 0u) {
-      continue;
-    }
-    let bits = tBits(h.t);
-    if (!winnerPass) {
-      // The box that ends up closest (or tied) was at least as close as every best before it,
-      // so it is on the list whenever the list has room.
-      if (~atomicMax(&depth[r], ~bits) >= bits) {
-        let k = atomicAdd(&candidateCount, 1u);
-        if (3u * k + 2u < arrayLength(&candidates)) {
-          candidates[3u * k] = r;
-          candidates[3u * k + 1u] = cur.index;
-          candidates[3u * k + 2u] = bits;
-        }
-      }
-    } else if (bits == best) {
-      atomicMax(&winner[r], ~cur.index);
-    }
-  }
-}
-
-@compute @workgroup_size(WG)
-fn lidarDepth(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  rasterChunk(invocationIndex(lid, wid, nwg), false);
-}
-
-@compute @workgroup_size(WG)
-fn lidarWinner(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  rasterChunk(invocationIndex(lid, wid, nwg), true);
-}
-
-// One thread, after the depth pass: dispatch sizes of the winner pass over the candidate list
-// (rasterArgsOut[8..10]) when the list held them all, else of the full winner pass over every
-// work item again (rasterArgsOut[12..14], the depth pass's size).
-@compute @workgroup_size(1)
-fn lidarWinnerArgs() {
-  let count = atomicLoad(&candidateCount);
-  let fits = 3u * count <= arrayLength(&candidates);
-  let groups = select(0u, (count + WG - 1u) / WG, fits);
-  rasterArgsOut[8] = min(groups, 65535u);
-  rasterArgsOut[9] = select((groups + 65534u) / 65535u, 0u, groups == 0u);
-  rasterArgsOut[10] = 1u;
-  rasterArgsOut[11] = count;
-  rasterArgsOut[12] = select(rasterArgsOut[0], 0u, fits);
-  rasterArgsOut[13] = select(rasterArgsOut[1], 0u, fits);
-  rasterArgsOut[14] = 1u;
-}
-
-// The winner pass over the candidate list: a candidate whose t equals its ray's final best
-// offers its box index (smallest wins).
-@compute @workgroup_size(WG)
-fn lidarWinnerList(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let k = invocationIndex(lid, wid, nwg);
-  if (k >= rasterArgs[11]) {
-    return;
-  }
-  let r = candidates[3u * k];
-  if (candidates[3u * k + 2u] == ~atomicLoad(&depth[r])) {
-    atomicMax(&winner[r], ~candidates[3u * k + 1u]);
-  }
-}
-
-@compute @workgroup_size(WG)
-fn lidarResolve(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let r = invocationIndex(lid, wid, nwg);
-  if (r >= lidar.channels * lidar.azimuths) {
-    return;
-  }
-  if (rasterArgs[4] != 0u) {
-    // Overflowed: no answer here; the host answers these rays (NO_BOX - 1 marks them).
+  let c = u32(lidarTables[lidar.azimuths + lidar.channels + s].y);
+  let r = c * lidar.azimuths + a;
+  let tiles = tileTotal();
+  if (atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists)) {
+    // The lists did not fit: no answer here (the host grows them and sweeps again).
     atomicAdd(&overflowCount, 1u);
     lidarRange[r] = LIDAR_NO_RETURN;
     lidarBox[r] = NO_BOX - 1u;
     lidarPoints[r] = vec4f(0.0);
     return;
   }
-  let best = ~atomicLoad(&depth[r]);
-  let box = ~atomicLoad(&winner[r]);
-  if (best == 0xffffffffu || box == NO_BOX) {
+  let dir = lidarDirection(c, a);
+  let t = wid.y * azimuthTiles() + wid.x;
+  let begin = atomicLoad(&tileCounters[t]);
+  let end = begin + atomicLoad(&tileCounters[tiles + t]);
+  let rects = 4u * boxCapacity();
+  var bestT = F32_MAX;
+  var bestBox = NO_BOX;
+  for (var k = begin; k < end; k++) {
+    let i = tileLists[k];
+    // The ray's cell must lie in the box's rectangle (tiles are coarser than rectangles), and the
+    // box must not lie wholly beyond the best hit so far.
+    let rect = boxData[rects + i];
+    let da = select(a + lidar.azimuths - rect.y, a - rect.y, a >= rect.y);
+    if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || da >= rect.z || bitcast<f32>(rect.w) > bestT) {
+      continue;
+    }
+    let b = loadRasterBox(i);
+    let h = rayObbLocal(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange, true);
+    if ((h.flags & HIT_FLAG_HIT) != 0u && (h.t < bestT || (h.t == bestT && b.index < bestBox))) {
+      bestT = h.t;
+      bestBox = b.index;
+    }
+  }
+  if (bestBox == NO_BOX) {
     lidarRange[r] = LIDAR_NO_RETURN;
     lidarBox[r] = NO_BOX;
     lidarPoints[r] = vec4f(0.0);
     return;
   }
-  let t = bitcast<f32>(best);
-  lidarRange[r] = t;
-  lidarBox[r] = box;
-  lidarPoints[r] = vec4f(lidar.origin + t * rayDirs[r].xyz, 1.0);
+  lidarRange[r] = bestT;
+  lidarBox[r] = bestBox;
+  lidarPoints[r] = vec4f(lidar.origin + bestT * dir, 1.0);
 }

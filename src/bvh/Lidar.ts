@@ -23,7 +23,7 @@ import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
 import { closestHit } from '../reference/raycast.ts';
 import { checkLidar, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
 import type { Bvh } from './Bvh.ts';
-import { dispatch, dispatchIndirect } from './encode.ts';
+import { dispatch } from './encode.ts';
 import { ExclusiveScan } from './RadixSort.ts';
 
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -57,26 +57,35 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
 }
 
 /** The raster method's kernels, in dispatch order. */
-const RASTER_KERNELS = ['lidarDirections', 'lidarFootprint', 'lidarRasterArgs', 'lidarDepth', 'lidarWinnerArgs', 'lidarWinnerList', 'lidarWinner', 'lidarResolve'] as const;
+const RASTER_KERNELS = ['lidarFootprint', 'lidarBin', 'lidarTiles'] as const;
 
-/** Candidate-list entries per ray (beyond it, the winner pass redoes every work item). */
-const CANDIDATES_PER_RAY = 2;
+/** Bytes per box of the raster method's boxData (RasterBox and rectangle, lidar_raster.wgsl). */
+const RASTER_BOX_BYTES = 80;
 
 /** Options of LidarSensor.create. */
 export interface LidarOptions {
   /** 'auto' (default): raster when lidarRasterizable(desc), else bvh. */
   readonly method?: LidarMethod | 'auto';
-  /** Raster method: entries of the candidate list (default 2 per ray + 1,024). */
-  readonly candidateCapacity?: number;
+  /**
+   * Raster method: initial entries of the tile lists (default 8 per box + 65,536, grown to what a
+   * sweep needs). A sweep that needs more is sized by its own count and run again.
+   */
+  readonly listCapacity?: number;
 }
 
-/** Per-box buffers of the raster method, grown with the largest set swept. */
-interface RasterBoxes {
-  readonly capacity: number;
-  readonly footprints: GPUBuffer;
-  readonly offsets: GPUBuffer;
-  readonly scan: ExclusiveScan;
+/** The raster method's tile shape (sorted channels × azimuth steps): narrow on CPU adapters. */
+function rasterTile(ctx: GpuContext): { readonly ch: number; readonly az: number } {
+  return ctx.adapter.isFallbackAdapter ? { ch: 4, az: 4 } : { ch: 8, az: 8 };
 }
+
+/** Per-box and per-tile buffers of the raster method, grown with the largest set swept. */
+interface RasterBuffers {
+  readonly boxCapacity: number;
+  readonly listCapacity: number;
+  readonly boxData: GPUBuffer;
+  readonly lists: GPUBuffer;
+}
+
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
 /** One sweep read back. Ray (c, a) is at index c · azimuths + a. */
@@ -118,18 +127,15 @@ export class LidarSensor {
   private readonly overflow: GPUBuffer;
   /** Bound as the tree when the set has fewer than two boxes (the kernel needs no tree then). */
   private readonly noNodes: GPUBuffer;
-  /** Raster method: per-ray best t and winning box (inverted, 0 = none), cell totals, dispatch arguments. */
-  private readonly depth: GPUBuffer | undefined;
-  private readonly winner: GPUBuffer | undefined;
-  private readonly totals: GPUBuffer | undefined;
-  private readonly rasterArgs: GPUBuffer | undefined;
-  private readonly rayDirs: GPUBuffer | undefined;
-  private readonly candidateCount: GPUBuffer | undefined;
-  private readonly candidates: GPUBuffer | undefined;
-  private rasterBoxes: RasterBoxes | undefined;
+  /** Raster method: tile grid; per-tile counts (scanned into starts), fill counters, then the list-entry total. */
+  private readonly tile: { readonly ch: number; readonly az: number; readonly rows: number; readonly cols: number } | undefined;
+  private readonly tileCounters: GPUBuffer | undefined;
+  private readonly tileScan: ExclusiveScan | undefined;
+  private raster: RasterBuffers | undefined;
+  private wantedListCapacity: number | undefined;
   private destroyed = false;
 
-  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, candidateCapacity: number | undefined) {
+  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
     this.desc = desc;
     this.method = method;
     this.channels = desc.elevations.length;
@@ -146,23 +152,21 @@ export class LidarSensor {
     this.rayParams = make('ray-params', RAY_PARAMS.SIZE, UNIFORM);
     this.overflow = make('overflow', 4, STORAGE_OUT);
     this.noNodes = make('no-nodes', 32, BufferUsage.STORAGE);
-    if (method === 'raster') {
-      this.depth = make('depth', n * 4, STORAGE_OUT);
-      this.winner = make('winner', n * 4, STORAGE_OUT);
-      this.totals = make('totals', 8, STORAGE_OUT);
-      this.rasterArgs = make('raster-args', 64, BufferUsage.STORAGE | BufferUsage.INDIRECT);
-      this.rayDirs = make('directions', n * 16, BufferUsage.STORAGE);
-      this.candidateCount = make('candidate-count', 4, STORAGE_OUT);
-      this.candidates = make('candidates', 12 * Math.max(1, candidateCapacity ?? CANDIDATES_PER_RAY * n + 1024), BufferUsage.STORAGE);
+    if (method === 'raster' && tileScan) {
+      const { ch, az } = rasterTile(ctx);
+      const rows = Math.ceil(this.channels / ch);
+      const cols = Math.ceil(this.azimuths / az);
+      this.tile = { ch, az, rows, cols };
+      this.tileCounters = make('tile-counters', (2 * rows * cols + 2) * 4, STORAGE_OUT);
+      this.tileScan = tileScan;
+      this.wantedListCapacity = listCapacity;
     }
     ctx.device.queue.writeBuffer(this.tables, 0, lidarKernelTables(desc));
   }
 
   /**
    * Validates the description and uploads its tables. `method` (default 'auto': raster when
-   * lidarRasterizable(desc), else bvh) picks how sweeps find their hits. `candidateCapacity`
-   * (raster; default 2 per ray + 1,024) sizes the depth pass's candidate list; a sweep with more
-   * candidates is still exact, its winner pass just redoes every work item.
+   * lidarRasterizable(desc), else bvh) picks how sweeps find their hits; see LidarOptions.
    */
   static async create(ctx: GpuContext, desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
     checkLidar(desc);
@@ -171,15 +175,17 @@ export class LidarSensor {
       throw new RangeError('LidarSensor: the raster method needs every elevation strictly inside ±89.9° (use method: \'bvh\')');
     }
     const method: LidarMethod = wanted === 'auto' ? (lidarRasterizable(desc) ? 'raster' : 'bvh') : wanted;
-    if (method === 'raster') {
-      await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k)));
-    } else {
+    if (options.listCapacity !== undefined && !(Number.isInteger(options.listCapacity) && options.listCapacity >= 1)) {
+      throw new RangeError(`LidarSensor: listCapacity must be a positive integer (got ${String(options.listCapacity)})`);
+    }
+    if (method === 'bvh') {
       await getKernel(ctx.device, 'bvhLidar');
+      return new LidarSensor(ctx, desc, method, undefined, undefined);
     }
-    if (options.candidateCapacity !== undefined && !(Number.isInteger(options.candidateCapacity) && options.candidateCapacity >= 0)) {
-      throw new RangeError(`LidarSensor: candidateCapacity must be a non-negative integer (got ${String(options.candidateCapacity)})`);
-    }
-    return new LidarSensor(ctx, desc, method, options.candidateCapacity);
+    const tile = rasterTile(ctx);
+    await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k, undefined, LidarSensor.tileConstants(tile))));
+    const tiles = Math.ceil(desc.elevations.length / tile.ch) * Math.ceil(desc.azimuthSteps / tile.az);
+    return new LidarSensor(ctx, desc, method, await ExclusiveScan.create(ctx, tiles), options.listCapacity);
   }
 
   /** Whether sweeps need the set's BVH (the bvh method) or not (raster). */
@@ -236,62 +242,79 @@ export class LidarSensor {
     pass.end();
   }
 
-  /** The per-box buffers of the raster method for `count` boxes (grown by doubling). */
-  private async rasterBoxesFor(count: number): Promise<RasterBoxes> {
-    const have = this.rasterBoxes;
-    if (have && have.capacity >= count) {
+  private static tileConstants(tile: { readonly ch: number; readonly az: number }): Record<string, number> {
+    return { TILE_CH: tile.ch, TILE_AZ: tile.az };
+  }
+
+  /** The raster method's per-box records and tile lists for `count` boxes (grown, never shrunk). */
+  private rasterBuffersFor(count: number): RasterBuffers {
+    const have = this.raster;
+    const boxCapacity = Math.max(have?.boxCapacity ?? 0, 1024, 2 ** Math.ceil(Math.log2(Math.max(1, count))));
+    const listCapacity = Math.max(have?.listCapacity ?? 0, this.wantedListCapacity ?? 8 * boxCapacity + 65_536);
+    if (have && have.boxCapacity === boxCapacity && have.listCapacity === listCapacity) {
       return have;
     }
-    const capacity = Math.max(1024, 2 ** Math.ceil(Math.log2(Math.max(1, count))));
-    this.ctx.assertBindingFits('LiDAR raster footprints', capacity * 16);
-    const scan = await ExclusiveScan.create(this.ctx, capacity);
+    this.ctx.assertBindingFits('LiDAR raster box records', boxCapacity * RASTER_BOX_BYTES);
+    this.ctx.assertBindingFits('LiDAR raster tile lists', listCapacity * 4);
     if (have) {
-      this.ctx.destroyBuffer(have.footprints);
-      this.ctx.destroyBuffer(have.offsets);
-      have.scan.destroy();
+      this.ctx.destroyBuffer(have.boxData);
+      this.ctx.destroyBuffer(have.lists);
     }
     const label = `${this.ctx.label}:lidar`;
-    this.rasterBoxes = {
-      capacity, scan,
-      footprints: this.ctx.createBuffer({ label: `${label}:footprints`, size: capacity * 16, usage: BufferUsage.STORAGE }),
-      offsets: this.ctx.createBuffer({ label: `${label}:offsets`, size: capacity * 4, usage: BufferUsage.STORAGE }),
+    this.raster = {
+      boxCapacity, listCapacity,
+      boxData: this.ctx.createBuffer({ label: `${label}:box-data`, size: boxCapacity * RASTER_BOX_BYTES, usage: BufferUsage.STORAGE }),
+      lists: this.ctx.createBuffer({ label: `${label}:tile-lists`, size: listCapacity * 4, usage: BufferUsage.STORAGE }),
     };
-    return this.rasterBoxes;
+    return this.raster;
+  }
+
+  /** Entries of the raster method's tile lists now. */
+  get listCapacity(): number {
+    return this.raster?.listCapacity ?? this.wantedListCapacity ?? 0;
   }
 
   /**
-   * The raster method (shaders/kernels/lidar_raster.wgsl): footprints, the scan of their cell
-   * counts, the dispatch size, the depth and winner passes (indirect), then the images; one pass.
+   * The raster method (shaders/kernels/lidar_raster.wgsl), one pass: footprints and tile counts,
+   * the scan of the counts, binning, then one workgroup per tile.
    */
   private async encodeRaster(encoder: GPUCommandEncoder, set: BoxSet, timestampWrites: GPUComputePassTimestampWrites | undefined): Promise<void> {
     const device = this.ctx.device;
-    const boxes = await this.rasterBoxesFor(set.count);
-    const [directions, footprint, args, depthK, winnerArgs, winnerList, winnerK, resolve] = await Promise.all(RASTER_KERNELS.map((k) => getKernel(device, k)));
-    for (const b of [this.depth!, this.winner!, this.totals!, this.candidateCount!]) {
-      encoder.clearBuffer(b);
-    }
+    const tile = this.tile!;
+    const buffers = this.rasterBuffersFor(set.count);
+    const [footprint, bin, tiles] = await Promise.all(RASTER_KERNELS.map((k) => getKernel(device, k, undefined, LidarSensor.tileConstants(tile))));
+    encoder.clearBuffer(this.tileCounters!);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
-    const common = { 0: this.rayParams, 1: set.buffer, 11: this.params, 12: this.tables, 16: boxes.footprints, 17: boxes.offsets };
-    dispatch(device, pass, directions!, { 11: this.params, 12: this.tables, 23: this.rayDirs! }, Math.ceil(this.rayCount / directions!.workgroupSize), 'obb:lidar-directions');
-    dispatch(device, pass, footprint!, { ...common, 2: set.maskBuffer, 20: this.totals! }, Math.ceil(set.count / footprint!.workgroupSize), 'obb:lidar-footprint');
-    await boxes.scan.encode(pass, boxes.offsets, set.count);
-    dispatch(device, pass, args!, { 20: this.totals!, 21: this.rasterArgs! }, 1, 'obb:lidar-raster-args');
-    const perItem = { ...common, 18: this.depth!, 19: this.winner!, 22: this.rasterArgs!, 23: this.rayDirs!, 24: this.candidateCount!, 25: this.candidates! };
-    dispatchIndirect(device, pass, depthK!, perItem, this.rasterArgs!, 0, 'obb:lidar-depth');
-    dispatch(device, pass, winnerArgs!, { 21: this.rasterArgs!, 24: this.candidateCount!, 25: this.candidates! }, 1, 'obb:lidar-winner-args');
-    dispatchIndirect(device, pass, winnerList!, { 18: this.depth!, 19: this.winner!, 22: this.rasterArgs!, 25: this.candidates! }, this.rasterArgs!, 32, 'obb:lidar-winner-list');
-    dispatchIndirect(device, pass, winnerK!, perItem, this.rasterArgs!, 48, 'obb:lidar-winner');
-    dispatch(device, pass, resolve!, {
-      10: this.overflow, 11: this.params, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
-      18: this.depth!, 19: this.winner!, 22: this.rasterArgs!, 23: this.rayDirs!,
-    }, Math.ceil(this.rayCount / resolve!.workgroupSize), 'obb:lidar-resolve');
+    const boxGroups = Math.ceil(set.count / footprint!.workgroupSize);
+    dispatch(device, pass, footprint!, {
+      0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 11: this.params, 12: this.tables, 16: buffers.boxData, 17: this.tileCounters!,
+    }, boxGroups, 'obb:lidar-footprint');
+    await this.tileScan!.encode(pass, this.tileCounters!, tile.rows * tile.cols);
+    dispatch(device, pass, bin!, { 0: this.rayParams, 11: this.params, 16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists }, boxGroups, 'obb:lidar-bin');
+    pass.setPipeline(tiles!.pipeline);
+    pass.setBindGroup(0, device.createBindGroup({
+      label: 'obb:lidar-tiles:bind-group', layout: tiles!.layout,
+      entries: Object.entries({
+        10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
+        16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists,
+      }).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
+    }));
+    pass.dispatchWorkgroups(tile.cols, tile.rows);
     pass.end();
   }
 
+  /** Raster method: the list entries the last recorded sweep needed, read back (high word set when over 2^32). */
+  private async listTotal(): Promise<{ total: number; huge: boolean }> {
+    const tiles = this.tile!.rows * this.tile!.cols;
+    const words = new Uint32Array(await this.ctx.readback(this.tileCounters!, 8, 8 * tiles, 'LiDAR tile-list total'));
+    return { total: words[0]!, huge: words[1]! !== 0 };
+  }
+
   /**
-   * One sweep, submitted in order with the set's other work, read back. A ray whose BVH walk
-   * overflowed (never expected: the stack holds the tree's height bound) is answered by the CPU
-   * reference, so no return is ever silently lost.
+   * One sweep, submitted in order with the set's other work, read back. Nothing is silently lost:
+   * a raster sweep whose tile lists did not fit is run again with lists of the size it needs; a ray
+   * still without an answer (a BVH walk over its stack bound, or more than 2^32 list entries —
+   * neither expected) is answered by the CPU reference.
    */
   async sweep(
     set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), pose: LidarPose,
@@ -305,9 +328,22 @@ export class LidarSensor {
       const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
       snapshot = set.boxes;
       masks = set.masks;
-      const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
-      await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
-      await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+      const run = async (): Promise<void> => {
+        const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
+        await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
+        await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+      };
+      await run();
+      if (this.method === 'raster') {
+        // Tile lists too small for this sweep: size them by its own count and run it again (in
+        // the same turn, so on the same boxes). Over 2^32 entries, the CPU answers below.
+        const { total, huge } = await this.listTotal();
+        if (!huge && total > this.listCapacity) {
+          this.ctx.assertBindingFits('LiDAR raster tile lists', total * 4);
+          this.wantedListCapacity = Math.ceil(total * 1.25);
+          await run();
+        }
+      }
     });
     const [rangeBytes, boxBytes, pointBytes, overflowBytes] = await Promise.all([
       this.ctx.readback(this.rangeBuffer, n * 4, 0, 'LiDAR range'),
@@ -345,16 +381,16 @@ export class LidarSensor {
       return;
     }
     this.destroyed = true;
-    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.depth, this.winner, this.totals, this.rasterArgs, this.rayDirs, this.candidateCount, this.candidates]) {
+    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.tileCounters]) {
       if (b) {
         this.ctx.destroyBuffer(b);
       }
     }
-    if (this.rasterBoxes) {
-      this.ctx.destroyBuffer(this.rasterBoxes.footprints);
-      this.ctx.destroyBuffer(this.rasterBoxes.offsets);
-      this.rasterBoxes.scan.destroy();
-      this.rasterBoxes = undefined;
+    this.tileScan?.destroy();
+    if (this.raster) {
+      this.ctx.destroyBuffer(this.raster.boxData);
+      this.ctx.destroyBuffer(this.raster.lists);
+      this.raster = undefined;
     }
   }
 }

@@ -52,10 +52,10 @@ describe('tree', () => {
 describe('LiDAR and frustum', () => {
   it.each([
     [0, 'raster', 'default'], [1e5, 'raster', 'default'], [0, 'raster', 100], [0, 'bvh', 'default'], [1e5, 'bvh', 'default'],
-  ] as const)('a 32 × 512 sweep over 3,000 boxes at offset %d by the %s method (candidate list %s) equals the reference (seed 11)', async (offset, method, candidates) => {
+  ] as const)('a 32 × 512 sweep over 3,000 boxes at offset %d by the %s method (tile lists %s) equals the reference (seed 11)', async (offset, method, lists) => {
     const r = await gpu.call<{ summary: ComparisonSummary; returns: number; rays: number; pointErrors: number; overflowed: number; ms: number; method: string; vsBvh: number }>(
-      'bvh', 'lidar', 11, 32, 512, 3000, offset, method, candidates === 'default' ? null : candidates);
-    console.log(`LiDAR (${r.method}, candidate list ${candidates}) ${r.rays} rays: ${r.returns} returns, ${r.ms.toFixed(0)} ms; ${r.vsBvh} rays differ from the BVH method`);
+      'bvh', 'lidar', 11, 32, 512, 3000, offset, method, lists === 'default' ? null : lists);
+    console.log(`LiDAR (${r.method}, tile lists ${lists}) ${r.rays} rays: ${r.returns} returns, ${r.ms.toFixed(0)} ms; ${r.vsBvh} rays differ from the BVH method`);
     expect(r.method).toBe(method);
     expectClean(r.summary, 1e-3);
     expect(r.returns).toBeGreaterThan(r.rays / 10);

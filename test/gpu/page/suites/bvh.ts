@@ -273,7 +273,7 @@ function sweepDifferences(a: LidarSweep, b: LidarSweep): number {
  * One LiDAR sweep on the GPU (`method`: raster or bvh) against the reference rays, through the
  * comparator; for raster, also the same sweep by the BVH method (rays that differ in box or range).
  */
-export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number, method: LidarMethod = 'bvh', candidateCapacity: number | null = null) {
+export async function lidar(seed: number, channels: number, azimuths: number, boxCount: number, offset: number, method: LidarMethod = 'bvh', listCapacity: number | null = null) {
   const gpu = await getGpu();
   {
     const boxes = streetScene(boxCount, seed, [offset, -offset, 0]);
@@ -282,7 +282,7 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
     await bvh.build();
     const desc: LidarDescription = { elevations: linearElevations(channels, -25, 15), azimuthSteps: azimuths, maxRange: 200 };
     const pose: LidarPose = { origin: [offset + 3, -offset - 2, 1.8], rotation: [0, 0, Math.sin(0.15), Math.cos(0.15)] };
-    const sensor = await LidarSensor.create(gpu.ctx, desc, candidateCapacity === null ? { method } : { method, candidateCapacity });
+    const sensor = await LidarSensor.create(gpu.ctx, desc, listCapacity === null ? { method } : { method, listCapacity });
     const t0 = performance.now();
     const sweep = await sensor.sweep(set, bvh, pose, { points: true });
     const ms = performance.now() - t0;
