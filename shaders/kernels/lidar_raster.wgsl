@@ -16,7 +16,8 @@
 //                   64-bit total of those.
 //   (ExclusiveScan of the tile counts: each tile's first list entry)
 //   lidarBin        one invocation per box: its index into the list of every tile it touches.
-//   lidarTiles      one workgroup per tile: each ray's closest hit over the tile's list (a box
+//   lidarTiles      one workgroup per tile, one invocation per azimuth step running the tile's
+//                   four channels: each ray's closest hit over the tile's list (a box
 //                   whose rectangle misses the ray's cell, or that lies wholly beyond the ray's
 //                   best hit so far, is skipped without the slab test);
 //                   writes the range image, the hit box and the point, as bvhLidar does. When
@@ -50,15 +51,16 @@
 //   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
 //   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>. Eight
 //   storage buffers at most per entry point (the WebGPU default limit).
-//   Workgroup size WG (footprint, bin) and TILE_AZ × TILE_CH (tiles).
+//   Workgroup size WG (footprint, bin) and TILE_AZ (tiles).
 // CPU twin: closestHit / closestHitGrid on lidarRays (src/reference/lidar.ts), which
 // test/gpu/bvh.test.ts compares through the comparator (and with the bvh method, ray by ray) on
 // street scenes and on the footprint's hard cases; the atanUnit bound is checked in
 // test/cpu/reference/lidarRaster.test.ts.
 
 override WG: u32 = 64u;
-// The tile: sorted channels × azimuth steps (its invocations are its rays).
-override TILE_CH: u32 = 4u;
+// The tile: TILE_CH sorted channels (each invocation runs that many rays) × TILE_AZ azimuth
+// steps (one invocation each).
+const TILE_CH: u32 = 4u;
 override TILE_AZ: u32 = 4u;
 
 const ANGLE_PAD: f32 = 2e-4;
@@ -386,58 +388,110 @@ fn lidarDirection(c: u32, a: u32) -> vec3f {
   return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
 }
 
-@compute @workgroup_size(TILE_AZ, TILE_CH)
-fn lidarTiles(
-  @builtin(local_invocation_id) lid: vec3u,
-  @builtin(workgroup_id) wid: vec3u,
-) {
-  // Tile (row wid.y, column wid.x); ray (sorted channel s, azimuth a).
-  let s = wid.y * TILE_CH + lid.y;
-  let a = wid.x * TILE_AZ + lid.x;
-  if (s >= lidar.channels || a >= lidar.azimuths) {
+// The closest hit of one ray so far.
+struct Best {
+  t: f32,
+  box: u32,
+}
+
+// Offers box b (rectangle rect) to the ray of sorted channel s and direction dir.
+fn offer(s: u32, dir: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best>) {
+  if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || bitcast<f32>(rect.w) > (*best).t) {
     return;
   }
-  let c = u32(lidarTables[lidar.azimuths + lidar.channels + s].y);
-  let r = c * lidar.azimuths + a;
-  let tiles = tileTotal();
-  if (atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists)) {
-    // The lists did not fit: no answer here (the host grows them and sweeps again).
-    atomicAdd(&overflowCount, 1u);
-    lidarRange[r] = LIDAR_NO_RETURN;
-    lidarBox[r] = NO_BOX - 1u;
-    lidarPoints[r] = vec4f(0.0);
+  let h = rayObbLocal(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange, true);
+  if ((h.flags & HIT_FLAG_HIT) != 0u && (h.t < (*best).t || (h.t == (*best).t && b.index < (*best).box))) {
+    *best = Best(h.t, b.index);
+  }
+}
+
+// Writes the result of the ray of sorted channel s, azimuth a (nothing past the last channel).
+fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
+  if (s >= lidar.channels) {
     return;
   }
-  let dir = lidarDirection(c, a);
-  let t = wid.y * azimuthTiles() + wid.x;
-  let begin = atomicLoad(&tileCounters[t]);
-  let end = begin + atomicLoad(&tileCounters[tiles + t]);
-  let rects = 4u * boxCapacity();
-  var bestT = F32_MAX;
-  var bestBox = NO_BOX;
-  for (var k = begin; k < end; k++) {
-    let i = tileLists[k];
-    // The ray's cell must lie in the box's rectangle (tiles are coarser than rectangles), and the
-    // box must not lie wholly beyond the best hit so far.
-    let rect = boxData[rects + i];
-    let da = select(a + lidar.azimuths - rect.y, a - rect.y, a >= rect.y);
-    if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || da >= rect.z || bitcast<f32>(rect.w) > bestT) {
-      continue;
-    }
-    let b = loadRasterBox(i);
-    let h = rayObbLocal(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange, true);
-    if ((h.flags & HIT_FLAG_HIT) != 0u && (h.t < bestT || (h.t == bestT && b.index < bestBox))) {
-      bestT = h.t;
-      bestBox = b.index;
-    }
-  }
-  if (bestBox == NO_BOX) {
+  let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
+  if (best.box == NO_BOX) {
     lidarRange[r] = LIDAR_NO_RETURN;
     lidarBox[r] = NO_BOX;
     lidarPoints[r] = vec4f(0.0);
+  } else {
+    lidarRange[r] = best.t;
+    lidarBox[r] = best.box;
+    lidarPoints[r] = vec4f(lidar.origin + best.t * dir, 1.0);
+  }
+}
+
+// The direction of the ray of sorted channel s (any valid one past the last channel).
+fn sortedDirection(s: u32, a: u32) -> vec3f {
+  return lidarDirection(u32(lidarTables[lidar.azimuths + lidar.channels + min(s, lidar.channels - 1u)].y), a);
+}
+
+// One invocation per azimuth step of a tile, each running the tile's TILE_CH = 4 channels: a box
+// is read once for four rays, and its azimuth range checked once for them. Workgroups stride
+// over the tiles (as many as the host dispatches; each tile once), so a CPU adapter is not
+// charged a workgroup launch per tile.
+@compute @workgroup_size(TILE_AZ)
+fn lidarTiles(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let tiles = tileTotal();
+  let overflowed = atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists);
+  let perRow = azimuthTiles();
+  for (var t = wid.x + wid.y * nwg.x; t < tiles; t += nwg.x * nwg.y) {
+    runTile(t / perRow, t % perRow, lid, overflowed);
+  }
+}
+
+// Tile (row, col); this invocation's rays: sorted channels s0 .. s0 + 3, azimuth a.
+fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
+  let s0 = row * TILE_CH;
+  let a = col * TILE_AZ + lid;
+  if (a >= lidar.azimuths) {
     return;
   }
-  lidarRange[r] = bestT;
-  lidarBox[r] = bestBox;
-  lidarPoints[r] = vec4f(lidar.origin + bestT * dir, 1.0);
+  if (overflowed) {
+    // The lists did not fit: no answer here (the host grows them and sweeps again).
+    for (var s = s0; s < min(s0 + TILE_CH, lidar.channels); s++) {
+      let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
+      atomicAdd(&overflowCount, 1u);
+      lidarRange[r] = LIDAR_NO_RETURN;
+      lidarBox[r] = NO_BOX - 1u;
+      lidarPoints[r] = vec4f(0.0);
+    }
+    return;
+  }
+  let d0 = sortedDirection(s0, a);
+  let d1 = sortedDirection(s0 + 1u, a);
+  let d2 = sortedDirection(s0 + 2u, a);
+  let d3 = sortedDirection(s0 + 3u, a);
+  var b0 = Best(F32_MAX, NO_BOX);
+  var b1 = Best(F32_MAX, NO_BOX);
+  var b2 = Best(F32_MAX, NO_BOX);
+  var b3 = Best(F32_MAX, NO_BOX);
+  let t = row * azimuthTiles() + col;
+  let begin = atomicLoad(&tileCounters[t]);
+  let end = begin + atomicLoad(&tileCounters[tileTotal() + t]);
+  let rects = 4u * boxCapacity();
+  for (var k = begin; k < end; k++) {
+    let i = tileLists[k];
+    // The rays' cells must lie in the box's rectangle (tiles are coarser than rectangles), and
+    // the box must not lie wholly beyond a ray's best hit so far.
+    let rect = boxData[rects + i];
+    let da = select(a + lidar.azimuths - rect.y, a - rect.y, a >= rect.y);
+    if (da >= rect.z) {
+      continue;
+    }
+    let b = loadRasterBox(i);
+    offer(s0, d0, rect, b, &b0);
+    offer(s0 + 1u, d1, rect, b, &b1);
+    offer(s0 + 2u, d2, rect, b, &b2);
+    offer(s0 + 3u, d3, rect, b, &b3);
+  }
+  writeRay(s0, a, d0, b0);
+  writeRay(s0 + 1u, a, d1, b1);
+  writeRay(s0 + 2u, a, d2, b2);
+  writeRay(s0 + 3u, a, d3, b3);
 }

@@ -18,7 +18,7 @@ import type { Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../gpu/BoxSet.ts';
 import type { GpuContext } from '../gpu/device.ts';
 import { BufferUsage } from '../gpu/flags.ts';
-import { getKernel } from '../gpu/pipelines.ts';
+import { dispatchGrid, getKernel } from '../gpu/pipelines.ts';
 import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
 import { closestHit } from '../reference/raycast.ts';
 import { checkLidar, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
@@ -73,9 +73,12 @@ export interface LidarOptions {
   readonly listCapacity?: number;
 }
 
-/** The raster method's tile shape (sorted channels × azimuth steps): narrow on CPU adapters. */
+/**
+ * The raster method's tile shape: 4 sorted channels (TILE_CH in lidar_raster.wgsl, one invocation
+ * runs all four) × `az` azimuth steps (one invocation each; narrow workgroups on CPU adapters).
+ */
 function rasterTile(ctx: GpuContext): { readonly ch: number; readonly az: number } {
-  return ctx.adapter.isFallbackAdapter ? { ch: 4, az: 4 } : { ch: 8, az: 8 };
+  return { ch: 4, az: ctx.adapter.isFallbackAdapter ? 4 : 64 };
 }
 
 /** Per-box and per-tile buffers of the raster method, grown with the largest set swept. */
@@ -243,7 +246,7 @@ export class LidarSensor {
   }
 
   private static tileConstants(tile: { readonly ch: number; readonly az: number }): Record<string, number> {
-    return { TILE_CH: tile.ch, TILE_AZ: tile.az };
+    return { TILE_AZ: tile.az };
   }
 
   /** The raster method's per-box records and tile lists for `count` boxes (grown, never shrunk). */
@@ -299,7 +302,9 @@ export class LidarSensor {
         16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists,
       }).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
     }));
-    pass.dispatchWorkgroups(tile.cols, tile.rows);
+    // CPU adapters: a few workgroups per core striding over the tiles; GPUs: one per tile.
+    const [x, y] = dispatchGrid(this.ctx.adapter.isFallbackAdapter ? Math.min(tile.rows * tile.cols, 64) : tile.rows * tile.cols, 1);
+    pass.dispatchWorkgroups(x, y);
     pass.end();
   }
 
