@@ -311,11 +311,11 @@ export async function lidar(seed: number, channels: number, azimuths: number, bo
       other.destroy();
     }
     const returns = sweep.box.filter((b) => b >= 0).length;
-    const listCapacity = sensor.listCapacity;
+    const grownTo = sensor.listCapacity;
     sensor.destroy();
     bvh.destroy();
     set.destroy();
-    return { summary: summarize(cmp), returns, rays: rays.count, pointErrors, overflowed: sweep.overflowed, ms, method: sensor.method, vsBvh, listCapacity };
+    return { summary: summarize(cmp), returns, rays: rays.count, pointErrors, overflowed: sweep.overflowed, ms, method: sensor.method, vsBvh, listCapacity: grownTo };
   }
 }
 
