@@ -33,10 +33,11 @@ export type LidarMethod = 'raster' | 'bvh';
 
 /**
  * Whether the raster method can serve a channel table: every elevation strictly inside ±89.9°
- * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32.
+ * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32, and fewer than 65,536
+ * channels (a footprint packs its channel range in 16-bit halves).
  */
 export function lidarRasterizable(desc: LidarDescription): boolean {
-  return desc.elevations.every((e) => Math.cos(e) >= 1.7e-3);
+  return desc.elevations.length < 65_536 && desc.elevations.every((e) => Math.cos(e) >= 1.7e-3);
 }
 
 /**
@@ -175,7 +176,7 @@ export class LidarSensor {
     checkLidar(desc);
     const wanted = options.method ?? 'auto';
     if (wanted === 'raster' && !lidarRasterizable(desc)) {
-      throw new RangeError('LidarSensor: the raster method needs every elevation strictly inside ±89.9° (use method: \'bvh\')');
+      throw new RangeError('LidarSensor: the raster method needs fewer than 65,536 channels, every elevation strictly inside ±89.9° (use method: \'bvh\')');
     }
     const method: LidarMethod = wanted === 'auto' ? (lidarRasterizable(desc) ? 'raster' : 'bvh') : wanted;
     if (options.listCapacity !== undefined && !(Number.isInteger(options.listCapacity) && options.listCapacity >= 1)) {

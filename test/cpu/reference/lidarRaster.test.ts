@@ -44,11 +44,13 @@ describe('raster LiDAR, host side', () => {
     expect(sorted.map(([s]) => s)).toEqual([-30, -2, 10, 10, 80].map((e) => f(Math.sin(e * deg))));
   });
 
-  it('serves channel tables strictly inside ±89.9° only', () => {
+  it('serves channel tables strictly inside ±89.9°, of fewer than 65,536 channels, only', () => {
     const deg = Math.PI / 180;
     expect(lidarRasterizable({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 })).toBe(true);
     expect(lidarRasterizable({ elevations: [89.8 * deg, -89.8 * deg], azimuthSteps: 8, maxRange: 1 })).toBe(true);
     expect(lidarRasterizable({ elevations: [0, 90 * deg], azimuthSteps: 8, maxRange: 1 })).toBe(false);
     expect(lidarRasterizable({ elevations: [120 * deg], azimuthSteps: 8, maxRange: 1 })).toBe(false);
+    expect(lidarRasterizable({ elevations: new Array<number>(65_535).fill(0), azimuthSteps: 8, maxRange: 1 })).toBe(true);
+    expect(lidarRasterizable({ elevations: new Array<number>(65_536).fill(0), azimuthSteps: 8, maxRange: 1 })).toBe(false);
   });
 });
