@@ -1,6 +1,7 @@
 /**
  * LiDAR: a car drives a loop through the city with a spinning sensor on its roof. Each sweep's
- * rays are generated on the GPU and cast through the BVH (LidarSensor.encodeSweep into the
+ * rays are generated on the GPU and answered by the sensor's method — raster by default (boxes
+ * binned into the range image's tiles; no tree), or the BVH — (LidarSensor.encodeSweep into the
  * frame's encoder); the point cloud is drawn straight from LidarSensor.pointsBuffer bound as a
  * vertex buffer, coloured by distance from the sensor, and the rays of the current azimuth are
  * drawn as a beam. A non-blocking readback of the range image counts the returns and keeps the
@@ -349,12 +350,12 @@ export class LidarView implements View {
     const lines: StatLine[] = [
       { label: 'scene', value: `${fmtInt(this.set?.count ?? 0)} boxes (city, seed ${LIDAR_SEED})` },
       { label: 'sensor', value: sensor ? `${sensor.channels} × ${fmtInt(sensor.azimuths)} = ${fmtInt(n)} rays, −25°…+15°, ${LIDAR_DEFAULTS.maxRange} m` : '…' },
-      { label: 'sweep (GPU, BVH)', value: fmtMs(ms) },
+      { label: `sweep (GPU, ${this.sensor?.method ?? '…'})`, value: fmtMs(ms) },
       { label: 'rays per second', value: ms ? `${(n / (ms / 1000) / 1e6).toFixed(2)} M` : '…', tone: 'ok' },
       { label: 'sweeps per second', value: this.params.paused ? '— (car paused)' : this.sweepRate.toFixed(1), tone: 'dim' },
     ];
     const l = this.last;
-    lines.push({ label: 'returns', value: l ? `${fmtInt(l.count)} of ${fmtInt(l.box.length)} rays${l.overflowed ? ` (${l.overflowed} BVH stack overflows!)` : ''}` : '…', ...(l?.overflowed ? { tone: 'bad' as const } : {}) });
+    lines.push({ label: 'returns', value: l ? `${fmtInt(l.count)} of ${fmtInt(l.box.length)} rays${l.overflowed ? ` (${l.overflowed} answered on the CPU!)` : ''}` : '…', ...(l?.overflowed ? { tone: 'bad' as const } : {}) });
     lines.push({ label: 'car', value: `${this.s.toFixed(1)} m along its loop${this.params.paused ? ' (paused)' : ''}`, tone: 'dim' });
     return lines;
   }

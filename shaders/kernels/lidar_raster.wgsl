@@ -63,6 +63,9 @@ override WG: u32 = 64u;
 const TILE_CH: u32 = 4u;
 override TILE_AZ: u32 = 4u;
 
+// Tile lists up to this long are sorted by distance, so a walk can stop early.
+const SORTED_LIST: u32 = 64u;
+
 const ANGLE_PAD: f32 = 2e-4;
 const SIN_PAD: f32 = 2e-4;
 const TWO_PI: f32 = 6.283185307179586;
@@ -322,7 +325,9 @@ fn lidarFootprint(
   let rel = lidar.origin - b.center;
   storeRasterBox(i, RasterBox(vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w)), i, b.u, b.hx, b.v, b.hy, w, b.hz));
   let lb = localBox(b);
-  boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, bitcast<u32>(nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w))));
+  // The distance bound as bits that order as the (non-negative) values: -0 taken as 0.
+  let near = nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w));
+  boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, select(bitcast<u32>(near), 0u, near == 0.0));
   if (f.y * f.w == 0u) {
     return;
   }
@@ -427,6 +432,44 @@ fn sortedDirection(s: u32, a: u32) -> vec3f {
   return lidarDirection(u32(lidarTables[lidar.azimuths + lidar.channels + min(s, lidar.channels - 1u)].y), a);
 }
 
+// Whether box i comes before box j in a sorted tile list: nearer distance bound first, then
+// smaller index (a total order, so the sorted list does not depend on the binning's order).
+fn before(i: u32, j: u32, rects: u32) -> bool {
+  let ki = boxData[rects + i].w;
+  let kj = boxData[rects + j].w;
+  return ki < kj || (ki == kj && i < j);
+}
+
+// One invocation per tile: sorts its list by distance bound (insertion sort, lists of up to
+// SORTED_LIST entries; longer lists stay as binned and are walked to the end).
+@compute @workgroup_size(WG)
+fn lidarSortTiles(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let t = invocationIndex(lid, wid, nwg);
+  let tiles = tileTotal();
+  if (t >= tiles || atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists)) {
+    return;
+  }
+  let begin = atomicLoad(&tileCounters[t]);
+  let count = atomicLoad(&tileCounters[tiles + t]);
+  if (count > SORTED_LIST) {
+    return;
+  }
+  let rects = 4u * boxCapacity();
+  for (var k = begin + 1u; k < begin + count; k++) {
+    let i = tileLists[k];
+    var m = k;
+    while (m > begin && before(i, tileLists[m - 1u], rects)) {
+      tileLists[m] = tileLists[m - 1u];
+      m -= 1u;
+    }
+    tileLists[m] = i;
+  }
+}
+
 // One invocation per azimuth step of a tile, each running the tile's TILE_CH = 4 channels: a box
 // is read once for four rays, and its azimuth range checked once for them. Workgroups stride
 // over the tiles (as many as the host dispatches; each tile once), so a CPU adapter is not
@@ -475,11 +518,17 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
   let begin = atomicLoad(&tileCounters[t]);
   let end = begin + atomicLoad(&tileCounters[tileTotal() + t]);
   let rects = 4u * boxCapacity();
+  // A sorted list (see lidarSortTiles) ends for these rays at the first box whose distance bound
+  // is beyond all four best hits: every later box is at least as far.
+  let sorted = end - begin <= SORTED_LIST;
   for (var k = begin; k < end; k++) {
     let i = tileLists[k];
     // The rays' cells must lie in the box's rectangle (tiles are coarser than rectangles), and
     // the box must not lie wholly beyond a ray's best hit so far.
     let rect = boxData[rects + i];
+    if (sorted && bitcast<f32>(rect.w) > max(max(b0.t, b1.t), max(b2.t, b3.t))) {
+      break;
+    }
     let da = select(a + lidar.azimuths - rect.y, a - rect.y, a >= rect.y);
     if (da >= rect.z) {
       continue;

@@ -58,7 +58,7 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
 }
 
 /** The raster method's kernels, in dispatch order. */
-const RASTER_KERNELS = ['lidarFootprint', 'lidarBin', 'lidarTiles'] as const;
+const RASTER_KERNELS = ['lidarFootprint', 'lidarBin', 'lidarSortTiles', 'lidarTiles'] as const;
 
 /** Bytes per box of the raster method's boxData (RasterBox and rectangle, lidar_raster.wgsl). */
 const RASTER_BOX_BYTES = 80;
@@ -286,7 +286,7 @@ export class LidarSensor {
     const device = this.ctx.device;
     const tile = this.tile!;
     const buffers = this.rasterBuffersFor(set.count);
-    const [footprint, bin, tiles] = await Promise.all(RASTER_KERNELS.map((k) => getKernel(device, k, undefined, LidarSensor.tileConstants(tile))));
+    const [footprint, bin, sortTiles, tiles] = await Promise.all(RASTER_KERNELS.map((k) => getKernel(device, k, undefined, LidarSensor.tileConstants(tile))));
     encoder.clearBuffer(this.tileCounters!);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
     const boxGroups = Math.ceil(set.count / footprint!.workgroupSize);
@@ -295,6 +295,7 @@ export class LidarSensor {
     }, boxGroups, 'obb:lidar-footprint');
     await this.tileScan!.encode(pass, this.tileCounters!, tile.rows * tile.cols);
     dispatch(device, pass, bin!, { 0: this.rayParams, 11: this.params, 16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists }, boxGroups, 'obb:lidar-bin');
+    dispatch(device, pass, sortTiles!, { 11: this.params, 16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists }, Math.ceil(tile.rows * tile.cols / sortTiles!.workgroupSize), 'obb:lidar-sort-tiles');
     pass.setPipeline(tiles!.pipeline);
     pass.setBindGroup(0, device.createBindGroup({
       label: 'obb:lidar-tiles:bind-group', layout: tiles!.layout,
