@@ -14,7 +14,7 @@
  * back only when asked.
  */
 import { LIDAR_NO_RETURN, NO_BOX, RAY_OPT_BOX_MASKS } from '../constants.ts';
-import type { Vec3 } from '../core/types.ts';
+import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../gpu/BoxSet.ts';
 import type { GpuContext } from '../gpu/device.ts';
 import { BufferUsage } from '../gpu/flags.ts';
@@ -310,13 +310,6 @@ export class LidarSensor {
     pass.end();
   }
 
-  /** Raster method: the list entries the last recorded sweep needed, read back (high word set when over 2^32). */
-  private async listTotal(): Promise<{ total: number; huge: boolean }> {
-    const tiles = this.tile!.rows * this.tile!.cols;
-    const words = new Uint32Array(await this.ctx.readback(this.tileCounters!, 8, 8 * tiles, 'LiDAR tile-list total'));
-    return { total: words[0]!, huge: words[1]! !== 0 };
-  }
-
   /**
    * One sweep, submitted in order with the set's other work, read back. Nothing is silently lost:
    * a raster sweep whose tile lists did not fit is run again with lists of the size it needs; a ray
@@ -328,41 +321,50 @@ export class LidarSensor {
     options: { readonly points?: boolean; readonly mask?: number } = {},
   ): Promise<LidarSweep> {
     const n = this.rayCount;
-    let snapshot = set.boxes;
-    let masks = set.masks;
-    await this.ctx.sequence('LidarSensor.sweep', async () => {
-      // The tree and the boxes as of this sweep's turn.
-      const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
-      snapshot = set.boxes;
-      masks = set.masks;
-      const run = async (): Promise<void> => {
+    const tiles = this.tile ? this.tile.rows * this.tile.cols : 0;
+    // One sweep in the set's turn, its readbacks started in the same turn (their copies follow the
+    // sweep on the queue, so a later sweep of this sensor cannot overwrite the results first).
+    const attempt = (): Promise<{ version: number; boxes: BoxArray; masks: Uint32Array | undefined; reads: Promise<(ArrayBuffer | undefined)[]> }> =>
+      this.ctx.sequence('LidarSensor.sweep', async () => {
+        const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
         const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
         await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
         await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
-      };
-      await run();
-      if (this.method === 'raster') {
-        // Tile lists too small for this sweep: size them by its own count and run it again (in
-        // the same turn, so on the same boxes). Over 2^32 entries, the CPU answers below.
-        const { total, huge } = await this.listTotal();
-        if (!huge && total > this.listCapacity) {
-          this.ctx.assertBindingFits('LiDAR raster tile lists', total * 4);
-          this.wantedListCapacity = Math.ceil(total * 1.25);
-          await run();
+        const reads = Promise.all([
+          this.ctx.readback(this.rangeBuffer, n * 4, 0, 'LiDAR range'),
+          this.ctx.readback(this.boxBuffer, n * 4, 0, 'LiDAR boxes'),
+          options.points ? this.ctx.readback(this.pointsBuffer, n * 16, 0, 'LiDAR points') : undefined,
+          this.ctx.readback(this.overflow, 4, 0, 'LiDAR overflow'),
+          this.tileCounters ? this.ctx.readback(this.tileCounters, 8, 8 * tiles, 'LiDAR tile-list total') : undefined,
+        ]);
+        return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
+      });
+    let run = await attempt();
+    const firstReads = await run.reads;
+    let [rangeBytes, boxBytes, pointBytes, overflowBytes] = firstReads;
+    const totalBytes = firstReads[4];
+    if (totalBytes) {
+      // Raster tile lists too small for this sweep: size them by its own count and sweep again,
+      // if the boxes are still those of the first sweep (else the CPU answers below, on them).
+      const [total, high] = new Uint32Array(totalBytes);
+      if (high === 0 && total! > this.listCapacity) {
+        this.ctx.assertBindingFits('LiDAR raster tile lists', total! * 4);
+        this.wantedListCapacity = Math.ceil(total! * 1.25);
+        const first = run;
+        const again = await attempt();
+        if (again.version === first.version) {
+          run = again;
+          [rangeBytes, boxBytes, pointBytes, overflowBytes] = await again.reads;
         }
       }
-    });
-    const [rangeBytes, boxBytes, pointBytes, overflowBytes] = await Promise.all([
-      this.ctx.readback(this.rangeBuffer, n * 4, 0, 'LiDAR range'),
-      this.ctx.readback(this.boxBuffer, n * 4, 0, 'LiDAR boxes'),
-      options.points ? this.ctx.readback(this.pointsBuffer, n * 16, 0, 'LiDAR points') : undefined,
-      this.ctx.readback(this.overflow, 4, 0, 'LiDAR overflow'),
-    ]);
-    const range = new Float32Array(rangeBytes);
-    const raw = new Uint32Array(boxBytes);
+    }
+    const snapshot = run.boxes;
+    const masks = run.masks;
+    const range = new Float32Array(rangeBytes!);
+    const raw = new Uint32Array(boxBytes!);
     const box = new Int32Array(n);
     const points = pointBytes ? new Float32Array(pointBytes) : undefined;
-    const overflowed = new Uint32Array(overflowBytes)[0]!;
+    const overflowed = new Uint32Array(overflowBytes!)[0]!;
     const redo: number[] = [];
     for (let r = 0; r < n; r++) {
       const b = raw[r]!;
