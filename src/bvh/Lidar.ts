@@ -330,20 +330,20 @@ export class LidarSensor {
         const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
         await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
         await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
-        const reads = Promise.all([
-          this.ctx.readback(this.rangeBuffer, n * 4, 0, 'LiDAR range'),
-          this.ctx.readback(this.boxBuffer, n * 4, 0, 'LiDAR boxes'),
-          options.points ? this.ctx.readback(this.pointsBuffer, n * 16, 0, 'LiDAR points') : undefined,
-          this.ctx.readback(this.overflow, 4, 0, 'LiDAR overflow'),
-          this.tileCounters ? this.ctx.readback(this.tileCounters, 8, 8 * tiles, 'LiDAR tile-list total') : undefined,
-        ]);
+        const reads = this.ctx.readbackParts([
+          { source: this.rangeBuffer, size: n * 4 },
+          { source: this.boxBuffer, size: n * 4 },
+          { source: this.pointsBuffer, size: options.points ? n * 16 : 0 },
+          { source: this.overflow, size: 4 },
+          { source: this.tileCounters ?? this.overflow, size: this.tileCounters ? 8 : 0, offset: 8 * tiles },
+        ], 'LiDAR sweep results');
         return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
       });
     let run = await attempt();
     const firstReads = await run.reads;
     let [rangeBytes, boxBytes, pointBytes, overflowBytes] = firstReads;
-    const totalBytes = firstReads[4];
-    if (totalBytes) {
+    const totalBytes = firstReads[4]!;
+    if (totalBytes.byteLength > 0) {
       // Raster tile lists too small for this sweep: size them by its own count and sweep again,
       // if the boxes are still those of the first sweep (else the CPU answers below, on them).
       const [total, high] = new Uint32Array(totalBytes);
@@ -363,7 +363,7 @@ export class LidarSensor {
     const range = new Float32Array(rangeBytes!);
     const raw = new Uint32Array(boxBytes!);
     const box = new Int32Array(n);
-    const points = pointBytes ? new Float32Array(pointBytes) : undefined;
+    const points = options.points ? new Float32Array(pointBytes!) : undefined;
     const overflowed = new Uint32Array(overflowBytes!)[0]!;
     const redo: number[] = [];
     for (let r = 0; r < n; r++) {

@@ -382,24 +382,43 @@ export class GpuContext {
    * concurrent readbacks never share one.
    */
   async readback(source: GPUBuffer, size: number, offset = 0, operation = 'readback', epoch: object = this.currentEpoch): Promise<ArrayBuffer> {
+    return (await this.readbackParts([{ source, size, offset }], operation, epoch))[0]!;
+  }
+
+  /**
+   * Several readbacks through one staging buffer and one map: each part's bytes (its source
+   * needs COPY_SRC) copied in order, returned as one ArrayBuffer per part. For results read
+   * together (a sweep's range image, boxes and counters), one round trip instead of one each.
+   */
+  async readbackParts(
+    parts: readonly { readonly source: GPUBuffer; readonly size: number; readonly offset?: number }[],
+    operation = 'readback', epoch: object = this.currentEpoch,
+  ): Promise<ArrayBuffer[]> {
     this.assertAlive(operation);
     this.assertEpoch(operation, epoch);
-    if (size === 0) {
-      return new ArrayBuffer(0);
+    const at: number[] = [];
+    let total = 0;
+    for (const p of parts) {
+      at.push(total);
+      total += alignTo(p.size, 4);
     }
-    const staging = this.createBuffer({
-      label: `${this.label}:staging`,
-      size: alignTo(size, 4),
-      usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ,
-    });
+    if (total === 0) {
+      return parts.map(() => new ArrayBuffer(0));
+    }
+    const staging = this.createBuffer({ label: `${this.label}:staging`, size: total, usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ });
     try {
       await this.scoped(operation, () => {
         const encoder = this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
-        encoder.copyBufferToBuffer(source, offset, staging, 0, alignTo(size, 4));
+        parts.forEach((p, k) => {
+          if (p.size > 0) {
+            encoder.copyBufferToBuffer(p.source, p.offset ?? 0, staging, at[k]!, alignTo(p.size, 4));
+          }
+        });
         this.device.queue.submit([encoder.finish()]);
       }, epoch);
       await this.whileAlive(operation, staging.mapAsync(MapMode.READ), epoch);
-      const out = staging.getMappedRange(0, alignTo(size, 4)).slice(0, size);
+      const mapped = staging.getMappedRange(0, total);
+      const out = parts.map((p, k) => mapped.slice(at[k]!, at[k]! + p.size));
       staging.unmap();
       return out;
     } finally {
