@@ -20,7 +20,8 @@
 //                   four channels: each ray's closest hit over the tile's list (a box
 //                   whose rectangle misses the ray's cell, or that lies wholly beyond the ray's
 //                   best hit so far, is skipped without the slab test);
-//                   writes the range image, the hit box and the point, as bvhLidar does. When
+//                   writes the range image, the hit box and (RAY_OPT_GEOMETRY) the point, as
+//                   bvhLidar does. When
 //                   the lists did not fit (their total is over the list's capacity) every ray is
 //                   marked NO_BOX − 1 and counted in overflowCount: the host grows the list to
 //                   the total it reads back and sweeps again.
@@ -416,14 +417,12 @@ fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
     return;
   }
   let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
-  if (best.box == NO_BOX) {
-    lidarRange[r] = LIDAR_NO_RETURN;
-    lidarBox[r] = NO_BOX;
-    lidarPoints[r] = vec4f(0.0);
-  } else {
-    lidarRange[r] = best.t;
-    lidarBox[r] = best.box;
-    lidarPoints[r] = vec4f(lidar.origin + best.t * dir, 1.0);
+  let hit = best.box != NO_BOX;
+  lidarRange[r] = select(LIDAR_NO_RETURN, best.t, hit);
+  lidarBox[r] = best.box;
+  // The point buffer only when asked for (a 16-byte scattered write per ray is not free).
+  if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    lidarPoints[r] = select(vec4f(0.0), vec4f(lidar.origin + best.t * dir, 1.0), hit);
   }
 }
 
@@ -502,7 +501,9 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
       atomicAdd(&overflowCount, 1u);
       lidarRange[r] = LIDAR_NO_RETURN;
       lidarBox[r] = NO_BOX - 1u;
-      lidarPoints[r] = vec4f(0.0);
+      if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+        lidarPoints[r] = vec4f(0.0);
+      }
     }
     return;
   }

@@ -537,7 +537,7 @@ fn bvhAllHits(
 // the host's cos/sin tables (float64 trigonometry rounded once; WGSL's sin/cos are only good to
 // about 2^-11). Writes a range image (LIDAR_NO_RETURN for no return), the box hit, and a point
 // (xyz relative to the set's floating origin, w = 1 for a return, 0 otherwise) usable as a
-// vertex buffer. Closest hit with the same rules as bvhClosestHit.
+// vertex buffer, when RAY_OPT_GEOMETRY is set. Closest hit with the same rules as bvhClosestHit.
 @compute @workgroup_size(WG)
 fn bvhLidar(
   @builtin(local_invocation_index) lid: u32,
@@ -564,10 +564,14 @@ fn bvhLidar(
   if (best.box == NO_BOX || walk.overflowed) {
     lidarRange[r] = LIDAR_NO_RETURN;
     lidarBox[r] = select(NO_BOX, NO_BOX - 1u, walk.overflowed);
-    lidarPoints[r] = vec4f(0.0);
+    if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+      lidarPoints[r] = vec4f(0.0);
+    }
     return;
   }
   lidarRange[r] = best.t;
   lidarBox[r] = best.box;
-  lidarPoints[r] = vec4f(ray.origin + best.t * direction, 1.0);
+  if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    lidarPoints[r] = vec4f(ray.origin + best.t * direction, 1.0);
+  }
 }

@@ -13,7 +13,7 @@
  * range image, hit boxes, and a point buffer usable directly as a vertex buffer) and are read
  * back only when asked.
  */
-import { LIDAR_NO_RETURN, NO_BOX, RAY_OPT_BOX_MASKS } from '../constants.ts';
+import { LIDAR_NO_RETURN, NO_BOX, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
 import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../gpu/BoxSet.ts';
 import type { GpuContext } from '../gpu/device.ts';
@@ -123,7 +123,10 @@ export class LidarSensor {
   readonly rangeBuffer: GPUBuffer;
   /** Box per ray (u32, NO_BOX for none). */
   readonly boxBuffer: GPUBuffer;
-  /** vec4f per ray (VERTEX usage: bind it as a vertex buffer of float32x4). */
+  /**
+   * vec4f per ray (VERTEX usage: bind it as a vertex buffer of float32x4); written by encodeSweep
+   * (unless `points: false`) and by sweep with `points: true`.
+   */
   readonly pointsBuffer: GPUBuffer;
   private readonly tables: GPUBuffer;
   private readonly params: GPUBuffer;
@@ -203,12 +206,13 @@ export class LidarSensor {
   }
 
   /**
-   * Records one sweep into `encoder` (results in rangeBuffer, boxBuffer, pointsBuffer). The tree
-   * must be current for the set (built or refitted after the last change).
+   * Records one sweep into `encoder` (results in rangeBuffer, boxBuffer and, unless `points` is
+   * false, pointsBuffer). The bvh method needs the set's tree current (built or refitted after the
+   * last change); the raster method ignores it.
    */
   async encodeSweep(
     encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
-    options: { readonly mask?: number; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
   ): Promise<void> {
     if (this.destroyed) {
       throw new Error('LidarSensor: this sensor was destroyed');
@@ -231,7 +235,8 @@ export class LidarSensor {
     u[LIDAR_PARAMS.MASK / 4] = (options.mask ?? 0xffffffff) >>> 0;
     const device = this.ctx.device;
     device.queue.writeBuffer(this.params, 0, bytes);
-    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, set.masks ? RAY_OPT_BOX_MASKS : 0, 0]));
+    const flags = (set.masks ? RAY_OPT_BOX_MASKS : 0) | (options.points === false ? 0 : RAY_OPT_GEOMETRY);
+    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, flags, 0]));
     encoder.clearBuffer(this.overflow);
     if (this.method === 'raster') {
       await this.encodeRaster(encoder, set, options.timestampWrites);
@@ -300,7 +305,7 @@ export class LidarSensor {
     pass.setBindGroup(0, device.createBindGroup({
       label: 'obb:lidar-tiles:bind-group', layout: tiles!.layout,
       entries: Object.entries({
-        10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
+        0: this.rayParams, 10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
         16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists,
       }).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
     }));
@@ -328,7 +333,7 @@ export class LidarSensor {
       this.ctx.sequence('LidarSensor.sweep', async () => {
         const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
         const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
-        await this.encodeSweep(encoder, set, bvh, pose, options.mask === undefined ? {} : { mask: options.mask });
+        await this.encodeSweep(encoder, set, bvh, pose, { points: options.points === true, ...(options.mask === undefined ? {} : { mask: options.mask }) });
         await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
         const reads = this.ctx.readbackParts([
           { source: this.rangeBuffer, size: n * 4 },

@@ -255,8 +255,8 @@ export class ObbGpu {
   }
 
   /**
-   * One LiDAR sweep over `set` (range image, hit boxes, points; the point buffer also stays on
-   * the GPU in `sensor.pointsBuffer`). A sensor of the bvh method walks the set's managed BVH
+   * One LiDAR sweep over `set`: range image and hit boxes; with `points: true` also the points
+   * (read back, and left on the GPU in `sensor.pointsBuffer`). A sensor of the bvh method walks the set's managed BVH
    * (built or refitted here when stale); the raster method needs no tree.
    *
    * @example

@@ -38,7 +38,7 @@ export const KERNELS = {
   lidarFootprint: { source: 'lidarRaster', entry: 'lidarFootprint', bindings: [[0, U], [1, R], [2, R], [11, U], [12, R], [16, W], [17, W]] },
   lidarBin: { source: 'lidarRaster', entry: 'lidarBin', bindings: [[0, U], [11, U], [16, W], [17, W], [19, W]] },
   lidarSortTiles: { source: 'lidarRaster', entry: 'lidarSortTiles', bindings: [[11, U], [16, W], [17, W], [19, W]] },
-  lidarTiles: { source: 'lidarRaster', entry: 'lidarTiles', bindings: [[10, W], [11, U], [12, R], [13, W], [14, W], [15, W], [16, W], [17, W], [19, W]] },
+  lidarTiles: { source: 'lidarRaster', entry: 'lidarTiles', bindings: [[0, U], [10, W], [11, U], [12, R], [13, W], [14, W], [15, W], [16, W], [17, W], [19, W]] },
   frustumCull: { source: 'frustum', entry: 'frustumCull', bindings: [[0, U], [1, R], [2, W], [3, W]] },
   frustumArgs: { source: 'frustum', entry: 'frustumArgs', bindings: [[0, U], [3, W], [4, W]] },
   scanBlocks: { source: 'scan', entry: 'scanBlocks', bindings: [[0, U], [1, W], [2, W]] },
