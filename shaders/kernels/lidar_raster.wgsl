@@ -1,13 +1,13 @@
 // lidar_raster.wgsl — a LiDAR sweep by rasterising boxes into the sensor's range image, instead
 // of walking a tree per ray. Every ray of a sweep leaves one point (the sensor origin), so each
 // box covers a rectangle of (channel, azimuth) cells: the rays that can hit it. The image is cut
-// into tiles of TILE_CH sorted channels × TILE_AZ azimuth steps; each box is binned into the
-// tiles its rectangle touches, and one workgroup per tile runs each of its rays (one per
-// invocation) against the tile's boxes, keeping the closest hit in registers with the rule of
-// every closest-hit query here (smallest t, then smallest box index): no atomics on the result,
-// no second pass, order-independent. The cost is Σ over boxes in range of the tiles they touch
-// times the tile size — about the scene's depth complexity per ray, plus the tiles' margin —
-// with no tree to build or refit, so moving scenes cost nothing to prepare.
+// into tiles of TILE_CH (4) sorted channels × TILE_AZ azimuth steps; each box is binned into the
+// tiles its rectangle touches, each tile's list is sorted by the boxes' distance bounds, and each
+// ray runs down its tile's list keeping its closest hit in registers with the rule of every
+// closest-hit query here (smallest t, then smallest box index): no atomics on the result, no
+// second pass, and the answer does not depend on the lists' order. A walk stops at the first box
+// whose distance bound is beyond its rays' best hits. No tree to build or refit, so moving scenes
+// cost nothing to prepare.
 //
 // Entry points, in order (src/bvh/Lidar.ts records them into one compute pass):
 //   lidarFootprint  one invocation per box: its cell rectangle (conservative, argued below),
@@ -16,15 +16,17 @@
 //                   64-bit total of those.
 //   (ExclusiveScan of the tile counts: each tile's first list entry)
 //   lidarBin        one invocation per box: its index into the list of every tile it touches.
-//   lidarTiles      one workgroup per tile, one invocation per azimuth step running the tile's
-//                   four channels: each ray's closest hit over the tile's list (a box
-//                   whose rectangle misses the ray's cell, or that lies wholly beyond the ray's
-//                   best hit so far, is skipped without the slab test);
-//                   writes the range image, the hit box and (RAY_OPT_GEOMETRY) the point, as
-//                   bvhLidar does. When
-//                   the lists did not fit (their total is over the list's capacity) every ray is
-//                   marked NO_BOX − 1 and counted in overflowCount: the host grows the list to
-//                   the total it reads back and sweeps again.
+//   lidarSortTiles  one invocation per tile: insertion sort of its list by distance bound, then
+//                   index (lists longer than SORTED_LIST stay unsorted and are walked to the end).
+//   lidarTiles      one invocation per azimuth step of a tile, running the tile's four channels
+//                   (a box read once for four rays); workgroups stride over the tiles. Each ray's
+//                   closest hit over the tile's list (a box whose rectangle misses the ray's
+//                   cell, or that lies wholly beyond the ray's best hit so far, is skipped
+//                   without the slab test); writes the range image, the hit box and, with
+//                   RAY_OPT_GEOMETRY, the point, as bvhLidar does. When the lists did not fit
+//                   (their total is over the list's capacity) every ray is marked NO_BOX − 1 and
+//                   counted in overflowCount: the host grows the lists to the total it reads
+//                   back and sweeps again.
 // The t of a ray and a box is computed by the steps of rayObbAxes on the same f32 inputs (the
 // box-frame origin once per box), so it is bit for bit the BVH method's t.
 //
