@@ -2,7 +2,7 @@
  * Property-based fuzzing of the GPU against the float64 reference (test/gpu/page/suites/fuzz.ts):
  * a small slice in `npm test` (fixed seeds, in the test names), the nightly size in
  * `npm run fuzz` (FUZZ=nightly: over a million cases, a fresh seed unless FUZZ_SEED is set;
- * FUZZ_ONLY=rays|pairs|updates runs one property). A counterexample is shrunk by fast-check, written to test/gpu/repro/ as a test that
+ * FUZZ_ONLY=rays|pairs|updates|lidar runs one property). A counterexample is shrunk by fast-check, written to test/gpu/repro/ as a test that
  * replays it, and fails the run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,11 +25,13 @@ const plans: Plan[] = nightly
     { property: 'rays', runs: 300, size: { maxBoxes: 32, bulkBoxes: 64, maxRays: 200, bulkRays: 8000, bulkPairs: 0 } },
     { property: 'pairs', runs: 200, size: { maxBoxes: 32, bulkBoxes: 300, maxRays: 200, bulkRays: 0, bulkPairs: 20_000 } },
     { property: 'updates', runs: 200, size: { maxBoxes: 0, bulkBoxes: 0, maxRays: 0, bulkRays: 2000, bulkPairs: 0 } },
+    { property: 'lidar', runs: 1000, size: { maxBoxes: 32, bulkBoxes: 300, maxRays: 0, bulkRays: 0, bulkPairs: 0 } },
   ]
   : [
     { property: 'rays', runs: 16, size: { maxBoxes: 12, bulkBoxes: 40, maxRays: 40, bulkRays: 1500, bulkPairs: 0 } },
     { property: 'pairs', runs: 10, size: { maxBoxes: 12, bulkBoxes: 60, maxRays: 40, bulkRays: 0, bulkPairs: 1500 } },
     { property: 'updates', runs: 8, size: { maxBoxes: 0, bulkBoxes: 0, maxRays: 0, bulkRays: 300, bulkPairs: 0 } },
+    { property: 'lidar', runs: 12, size: { maxBoxes: 12, bulkBoxes: 60, maxRays: 0, bulkRays: 0, bulkPairs: 0 } },
   ];
 
 const reproDir = fileURLToPath(new URL('./repro/', import.meta.url));

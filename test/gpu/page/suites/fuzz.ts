@@ -10,7 +10,10 @@
  *   between two sets with their own origins;
  * - `updates`: a BoxSet driven by random set / update / setMasks / rebase calls with queries
  *   issued in between, none awaited before the next call: each query must answer for the model
- *   state at the time it was issued.
+ *   state at the time it was issued;
+ * - `lidar`: a sensor (random channel table, azimuths, start, pose, masks, list capacity) swept
+ *   over boxes around it by the raster method, against the reference's closest hits of the
+ *   sweep's rays and ray by ray against the BVH method.
  *
  * Each run batches many cases into one dispatch: a shrinkable explicit part (fast-check values)
  * plus a seeded bulk part (mulberry32, its size shrinkable too). A failing run is shrunk by
@@ -22,8 +25,9 @@
 import type * as FC from 'fast-check';
 import {
   BOX_F64, RAY_F64, allHits as refAllHits, boxArrayFrom, compareAllHits, compareAnyHits, compareClosestHits,
-  comparePairLists, comparePairs, mulberry32, obbOneVsMany as refOneVsMany, randomBoxes, randomRays, rayArrayFrom, toObb,
-  type BoxArray, type BoxInput, type ClosestHits, type Comparison, type ObbGpu, type Ray, type RayArray, type RaycastOptions, type Vec3,
+  comparePairLists, comparePairs, lidarRays, mulberry32, obbOneVsMany as refOneVsMany, randomBoxes, randomRays, rayArrayFrom, toObb,
+  type BoxArray, type BoxInput, type ClosestHits, type Comparison, type LidarDescription, type LidarPose, type ObbGpu, type Ray, type RayArray,
+  type RaycastOptions, type Vec3,
 } from '../../../../src/index.ts';
 import { scoped } from '../shared.ts';
 
@@ -86,7 +90,29 @@ export interface UpdateScene {
   rays: number;
 }
 
-export type PropertyName = 'rays' | 'pairs' | 'updates';
+/**
+ * A LiDAR scene: boxes around the sensor (explicit, in units of scale, plus seeded bulk), a
+ * channel table in degrees (any order, up to ±89°), azimuth steps and start, the pose, masks, and
+ * the raster method's initial list capacity (small ones force the re-run).
+ */
+export interface LidarScene {
+  offset: V3;
+  scale: number;
+  boxes: BoxSpec[];
+  bulkBoxes: number;
+  bulkSeed: number;
+  elevationsDeg: number[];
+  azimuths: number;
+  azimuthStart: number;
+  maxRange: number;
+  origin: V3;
+  rotation: [number, number, number, number];
+  boxMasks: number[] | null;
+  mask: number;
+  listCapacity: number | null;
+}
+
+export type PropertyName = 'rays' | 'pairs' | 'updates' | 'lidar';
 
 /** A counterexample kept in test/gpu/repro/ (one file per bug; fuzz.test.ts replays them all). */
 export interface Repro {
@@ -346,6 +372,43 @@ async function evalUpdates(gpu: ObbGpu, spec: UpdateScene, tally: Tally): Promis
   }
 }
 
+async function evalLidar(gpu: ObbGpu, spec: LidarScene, tally: Tally): Promise<void> {
+  const { offset, scale } = spec;
+  const boxes = sceneBoxes(spec.boxes, spec.bulkBoxes, spec.bulkSeed, offset, scale);
+  const n = boxes.count;
+  const masks = spec.boxMasks && spec.boxMasks.length > 0 && n > 0 ? Uint32Array.from({ length: n }, (_, i) => spec.boxMasks![i % spec.boxMasks!.length]!) : undefined;
+  const set = gpu.createBoxSet(boxes, masks ? { masks } : {});
+  const desc: LidarDescription = {
+    elevations: spec.elevationsDeg.map((e) => (e * Math.PI) / 180), azimuthSteps: spec.azimuths, azimuthStart: spec.azimuthStart, maxRange: spec.maxRange * scale,
+  };
+  const pose: LidarPose = { origin: [offset[0] + spec.origin[0] * scale, offset[1] + spec.origin[1] * scale, offset[2] + spec.origin[2] * scale], rotation: spec.rotation };
+  const raster = await gpu.createLidar(desc, spec.listCapacity === null ? { method: 'raster' } : { method: 'raster', listCapacity: spec.listCapacity });
+  const walk = await gpu.createLidar(desc, { method: 'bvh' });
+  try {
+    const [sweep, walked] = await Promise.all([gpu.lidarSweep(raster, set, pose, { mask: spec.mask }), gpu.lidarSweep(walk, set, pose, { mask: spec.mask })]);
+    const rays = lidarRays(desc, pose);
+    // The sweep's mask applies to every ray, against the boxes' masks (all bits when the set has none).
+    const rayMasks = new Uint32Array(rays.count).fill(spec.mask);
+    const options: RaycastOptions = masks ? { boxMasks: masks, rayMasks } : { rayMasks };
+    const hits: ClosestHits = {
+      count: rays.count, box: sweep.box, t: Float64Array.from(sweep.range, (x) => (x < 0 ? Infinity : x)),
+      face: new Uint8Array(rays.count).fill(0xff), inside: new Uint8Array(rays.count),
+    };
+    expectAgree('LiDAR (raster)', compareClosestHits({ boxes, rays, options, origin: set.origin }, hits, undefined, { checkFaces: false }), tally);
+    for (let r = 0; r < rays.count; r++) {
+      if (sweep.box[r] !== walked.box[r] || !Object.is(sweep.range[r], walked.range[r])) {
+        const error = new Error(`LiDAR: ray ${r} differs between the methods: raster box ${sweep.box[r]} t ${sweep.range[r]}, bvh box ${walked.box[r]} t ${walked.range[r]}`);
+        (error as Error & { badCase?: unknown }).badCase = { ray: r, raster: [sweep.box[r], sweep.range[r]], bvh: [walked.box[r], walked.range[r]] };
+        throw error;
+      }
+    }
+  } finally {
+    raster.destroy();
+    walk.destroy();
+    set.destroy();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
@@ -422,7 +485,25 @@ function arbitraries(fc: typeof FC, size: { maxBoxes: number; bulkBoxes: number;
     commands: fc.array(command, { minLength: 1, maxLength: 12 }),
     rays: fc.integer({ min: 1, max: Math.max(1, Math.min(2000, size.bulkRays)) }),
   });
-  return { rayScene, pairScene, updateScene };
+  const lidarScene: FC.Arbitrary<LidarScene> = fc.record({
+    offset, scale,
+    boxes: fc.array(box, { maxLength: size.maxBoxes }),
+    bulkBoxes: fc.integer({ min: 0, max: size.bulkBoxes }),
+    bulkSeed: fc.nat(),
+    elevationsDeg: fc.array(fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: -89_000, max: 89_000 }).map((x) => x / 1000) },
+      { weight: 1, arbitrary: fc.constantFrom(-89, -45, 0, 15, 45, 89) },
+    ), { minLength: 1, maxLength: 12 }),
+    azimuths: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constantFrom(1, 2, 3, 4, 5, 64, 257)),
+    azimuthStart: fc.oneof(fc.constant(0), unit.map((x) => 4 * Math.PI * x)),
+    maxRange: fc.oneof(fc.constant(3), nonNeg.map((x) => 3 * x)),
+    origin: fc.oneof(fc.constant<V3>([0, 0, 0]), v3),
+    rotation: quat,
+    boxMasks: fc.option(fc.array(fc.nat({ max: 15 }), { minLength: 1, maxLength: 8 }), { nil: null }),
+    mask: fc.nat({ max: 15 }),
+    listCapacity: fc.option(fc.integer({ min: 1, max: 64 }), { nil: null }),
+  });
+  return { rayScene, pairScene, updateScene, lidarScene };
 }
 
 /** Sizes of one property run (explicit fast-check values + seeded bulk). */
@@ -435,6 +516,9 @@ export interface FuzzSize {
 }
 
 function evaluate(gpu: ObbGpu, property: PropertyName, spec: unknown, tally: Tally): Promise<void> {
+  if (property === 'lidar') {
+    return evalLidar(gpu, spec as LidarScene, tally);
+  }
   if (property === 'rays') {
     return evalRays(gpu, spec as RayScene, tally);
   }
@@ -452,7 +536,7 @@ export async function property(name: PropertyName, seed: number, numRuns: number
   const fc: typeof FC = await import('fast-check');
   return scoped(async (gpu): Promise<FuzzReport> => {
     const arbs = arbitraries(fc, size);
-    const arb = (name === 'rays' ? arbs.rayScene : name === 'pairs' ? arbs.pairScene : arbs.updateScene) as FC.Arbitrary<unknown>;
+    const arb = (name === 'rays' ? arbs.rayScene : name === 'pairs' ? arbs.pairScene : name === 'lidar' ? arbs.lidarScene : arbs.updateScene) as FC.Arbitrary<unknown>;
     // One tally per evaluation, in order: the first `numRuns` are the random runs, the rest
     // (if a run failed) are fast-check's shrinking attempts, which are not counted as cases.
     const tallies: Tally[] = [];
