@@ -74,6 +74,12 @@ export const PAIR_OPT_FACE_ONLY = 1;
 export const PAIR_OPT_SELF = 2;
 /** PairParams.flags: also write each appended pair's gap and axis (BVH pair lists). */
 export const PAIR_OPT_CONTACTS = 4;
+/**
+ * PairParams.flags (BVH pairs within one set): invocation k takes the box at Morton position k
+ * of the tree (the tree's sorted leaf order), so neighbouring invocations walk nearly the same
+ * nodes.
+ */
+export const PAIR_OPT_LEAF_ORDER = 8;
 
 /**
  * GPU radix sort and scan: threads per workgroup and items per thread (WGSL overrides, so the
@@ -134,6 +140,7 @@ export const WGSL_CONSTANTS = {
   PAIR_OPT_FACE_ONLY: ['u32', PAIR_OPT_FACE_ONLY],
   PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
   PAIR_OPT_CONTACTS: ['u32', PAIR_OPT_CONTACTS],
+  PAIR_OPT_LEAF_ORDER: ['u32', PAIR_OPT_LEAF_ORDER],
   SORT_BITS: ['u32', SORT_BITS],
   SORT_BUCKETS: ['u32', SORT_BUCKETS],
   BVH_WG: ['u32', BVH_WG],

@@ -27,6 +27,8 @@ override WG: u32 = 64u;
 @group(0) @binding(7) var<storage, read> nodes: array<BvhNode>;
 @group(0) @binding(8) var<storage, read_write> overflowCount: atomic<u32>;
 @group(0) @binding(9) var<storage, read_write> contacts: array<PairResult>;
+// bvhPairs with PAIR_OPT_LEAF_ORDER: the tree's boxes in Morton order (its sort's values).
+@group(0) @binding(10) var<storage, read> leafOrder: array<u32>;
 
 var<workgroup> tileB: array<Obb, BOX_TILE>;
 
@@ -138,10 +140,13 @@ fn bvhPairs(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let i = invocationIndex(lid, wid, nwg);
-  if (i >= params.countA) {
+  let k = invocationIndex(lid, wid, nwg);
+  if (k >= params.countA) {
     return;
   }
+  // Within one set, invocations take boxes in the tree's Morton order: neighbours in a SIMD group
+  // or warp are neighbours in space and walk nearly the same nodes.
+  let i = select(k, leafOrder[k], (params.flags & PAIR_OPT_LEAF_ORDER) != 0u);
   let a = boxesA[i];
   // A's box in B's frame (B's boxes and tree are relative to B's floating origin).
   var aInB = a;

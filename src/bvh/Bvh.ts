@@ -63,6 +63,10 @@ export class Bvh {
   readonly nodes: GPUBuffer;
   private readonly keys: GPUBuffer;
   private readonly values: GPUBuffer;
+  /** The boxes in Morton order (the last build's sorted values), a permutation of 0 .. count − 1. */
+  get leafOrder(): GPUBuffer {
+    return this.values;
+  }
   private readonly parents: GPUBuffer;
   private readonly refitCount: GPUBuffer;
   private readonly lists: [GPUBuffer, GPUBuffer];

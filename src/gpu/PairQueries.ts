@@ -4,7 +4,7 @@
  * src/reference/pairs.ts.
  */
 import { BufferUsage } from './flags.ts';
-import { PAIR_OPT_CONTACTS, PAIR_OPT_FACE_ONLY, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
+import { PAIR_OPT_CONTACTS, PAIR_OPT_FACE_ONLY, PAIR_OPT_LEAF_ORDER, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
 import type { Bvh } from '../bvh/Bvh.ts';
 import { WORKGROUP_SIZE } from '../constants.ts';
 import { toObb } from '../core/canonical.ts';
@@ -284,7 +284,7 @@ export class PairQueries {
         if (contacts) {
           this.ctx.assertBindingFits('pair contacts', capacity * PAIR_RESULT.SIZE);
         }
-        const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags, capacity });
+        const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags: flags | (bvh && self ? PAIR_OPT_LEAF_ORDER : 0), capacity });
         const list = this.pool.acquire(capacity * 8, STORAGE_OUT, 'pair-list');
         const counter = this.pool.acquire(4, STORAGE_OUT, 'pair-counter');
         const overflow = bvh ? this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow') : undefined;
@@ -294,7 +294,7 @@ export class PairQueries {
           const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
           if (bvh && overflow && contactBuffer) {
             this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
-            Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer });
+            Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer, 10: bvh.leafOrder });
           }
           await this.dispatch(op, a.count, bindings);
           // A BVH walk that overflowed its stack (never expected: the stack holds the tree's
