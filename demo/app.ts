@@ -202,15 +202,19 @@ export interface GpuCity {
   readonly city: City;
   readonly set: BoxSet;
   readonly colors: GPUBuffer;
-  /** Undefined only for a set too small to have a tree (see ObbGpu.bvhOf). */
+  /** Undefined when not asked for, or for a set too small to have a tree (see ObbGpu.bvhOf). */
   readonly tree: Bvh | undefined;
 }
 
 /**
  * Generates the city of `n` boxes (seeded) and puts it on the GPU: into `previous`'s BoxSet when
- * there is one (its colour buffer is replaced), else into a new one; then builds its BVH.
+ * there is one (its colour buffer is replaced), else into a new one; then builds its BVH unless
+ * `withTree` is false.
  */
-export async function uploadCity(ctx: DemoContext, n: number, seed: number, label: string, previous?: { set: BoxSet | undefined; colors: GPUBuffer | undefined }): Promise<GpuCity> {
+export async function uploadCity(
+  ctx: DemoContext, n: number, seed: number, label: string,
+  previous?: { set: BoxSet | undefined; colors: GPUBuffer | undefined }, withTree = true,
+): Promise<GpuCity> {
   ctx.note(`building a city of ${fmtInt(n)} boxes…`);
   await new Promise((r) => setTimeout(r, 0));
   const city = cityScene(n, seed);
@@ -223,7 +227,7 @@ export async function uploadCity(ctx: DemoContext, n: number, seed: number, labe
   previous?.colors?.destroy();
   const colors = ctx.device.createBuffer({ label: `demo:${label}:colors`, size: 4 * n, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   ctx.device.queue.writeBuffer(colors, 0, city.colors);
-  return { city, set, colors, tree: await ctx.gpu.bvhOf(set) };
+  return { city, set, colors, tree: withTree ? await ctx.gpu.bvhOf(set) : undefined };
 }
 
 /** The report of a "verify" with nothing to verify yet. */

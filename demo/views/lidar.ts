@@ -18,7 +18,6 @@ import type { FrustumCuller } from '../../src/bvh/Frustum.ts';
 import { compareClosestHits, formatComparison } from '../../src/compare/compare.ts';
 import type { BoxSet } from '../../src/gpu/BoxSet.ts';
 import type { BoxArray } from '../../src/core/types.ts';
-import type { Bvh } from '../../src/bvh/Bvh.ts';
 import type { LidarSensor } from '../../src/bvh/Lidar.ts';
 import { fmtInt, fmtMs, nothingToVerify, uploadCity, type DemoContext, type FrameContext, type LidarInfo, type SceneInfo, type StatLine, type VerifyReport, type View } from '../app.ts';
 import { LIDAR_SEED, LIDAR_DEFAULTS } from '../config.ts';
@@ -57,7 +56,6 @@ export class LidarView implements View {
   ready = false;
 
   private set: BoxSet | undefined;
-  private tree: Bvh | undefined;
   private colors: GPUBuffer | undefined;
   private culler: FrustumCuller | undefined;
   private sensor: LidarSensor | undefined;
@@ -141,7 +139,8 @@ export class LidarView implements View {
     }
     const n = Math.max(1000, Math.round(p.boxes));
     if (this.built.boxes !== n || !this.set) {
-      ({ set: this.set, colors: this.colors, tree: this.tree } = await uploadCity(this.ctx, n, LIDAR_SEED, 'lidar-city', { set: this.set, colors: this.colors }));
+      // The raster sensor needs no tree; a bvh one gets it when it sweeps (ObbGpu.bvhOf).
+      ({ set: this.set, colors: this.colors } = await uploadCity(this.ctx, n, LIDAR_SEED, 'lidar-city', { set: this.set, colors: this.colors }, false));
       this.built.boxes = n;
     }
     const C = Number(p.channels);
@@ -175,10 +174,11 @@ export class LidarView implements View {
   async compute(f: FrameContext): Promise<void> {
     this.encodedThisFrame = false;
     this.dirty = false;
-    const { set, sensor, tree } = this;
+    const { set, sensor } = this;
     if (!this.ready || !set || !sensor || !this.staging) {
       return;
     }
+    const tree = sensor.needsTree ? await this.ctx.gpu.bvhOf(set) : undefined;
     if (!this.params.paused) {
       this.s += this.params.speed * f.dt;
     }
