@@ -11,6 +11,26 @@ afterAll(async () => {
   await gpu?.close();
 });
 
+describe('README', () => {
+  it('the quick start runs and prints what the README says', async () => {
+    const r = await gpu.call<{
+      box: number; t: number; face: number; point: number[]; normal: number[]; report: string; overlap: number; allPairs: number[];
+      method: string; rays: number; returns: number; noReturn: number;
+    }>('host', 'quickStart');
+    console.log(`quick start: ${r.report}; LiDAR (${r.method}) ${r.returns} returns of ${r.rays}`);
+    expect([r.box, r.t, r.face]).toEqual([0, 9, 1]);
+    expect(r.point).toEqual([-1, 0, 0]);
+    expect(r.normal).toEqual([-1, 0, 0]);
+    expect(r.report).toMatch(/^closestHit: 1 cases — 1 agree, 0 ambiguous, 0 mismatch/);
+    expect(r.overlap).toBe(0);
+    expect(r.allPairs).toEqual([]);
+    expect(r.method).toBe('raster');
+    expect(r.rays).toBe(262_144);
+    expect(r.returns).toBeGreaterThan(0);
+    expect(r.returns + r.noReturn).toBe(262_144);
+  });
+});
+
 describe('BoxSet', () => {
   it('update, rejected update, growth and masks each match the reference (seed 3)', async () => {
     const r = await gpu.call<{ reports: { label: string; summary: ComparisonSummary; hits: number }[]; rejected: string; count: number }>('host', 'updates', 3);

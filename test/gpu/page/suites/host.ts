@@ -5,7 +5,7 @@
  */
 import {
   BoxSet, GpuContext, HIT, HIT_GEOMETRY, ObbGpu, ShaderCompileError, ValidationError, closestHit,
-  compareClosestHits, linkShader, mulberry32, packRays, randomBoxes, randomRays, CHUNKS,
+  compareClosestHits, formatComparison, linearElevations, linkShader, mulberry32, packRays, randomBoxes, randomRays, rayArrayFrom, CHUNKS,
   type BoxArray, type RayArray,
 } from '../../../../src/index.ts';
 import { throwOnCompileErrors } from '../../../../src/gpu/pipelines.ts';
@@ -250,4 +250,33 @@ export async function misuse() {
     errors.push(`${(e as Error).name}: ${(e as Error).message}`);
   }
   return { errors, ctxIsGpuContext: gpu.ctx instanceof GpuContext };
+}
+
+/** The README's quick start, step by step, with what it prints. */
+export async function quickStart() {
+  const gpu = await ObbGpu.create();
+  try {
+    const set = gpu.createBoxSet([
+      { center: [0, 0, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] },
+      { center: [5, 0, 0], halfExtents: [1, 2, 1], rotation: [0, 0, 0.3826834, 0.9238795] },
+    ]);
+    const rays = rayArrayFrom([{ origin: [-10, 0, 0], direction: [1, 0, 0], maxDistance: 100 }]);
+    const hits = await gpu.closestHit(set, rays, { geometry: true });
+    const cmp = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, hits);
+    const pairs = await gpu.obbPairs(set, [[0, 1]]);
+    const all = await gpu.allPairs(set);
+    const lidar = await gpu.createLidar({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
+    const sweep = await gpu.lidarSweep(lidar, set, { origin: [-10, 0, 0] });
+    const out = {
+      box: hits.box[0], t: hits.t[0], face: hits.face[0], point: Array.from(hits.point ?? []), normal: Array.from(hits.normal ?? []),
+      report: formatComparison(cmp).split('\n')[0], overlap: pairs.overlap[0], allPairs: Array.from(all.pairs),
+      method: lidar.method, rays: sweep.range.length, returns: sweep.box.filter((b) => b >= 0).length,
+      noReturn: sweep.range.filter((t) => t === -1).length,
+    };
+    lidar.destroy();
+    set.destroy();
+    return out;
+  } finally {
+    gpu.destroy();
+  }
 }
