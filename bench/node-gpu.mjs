@@ -1,11 +1,14 @@
-// The brute-force benchmark in Node on Dawn, through the Node entry (webgpu-obb/node) of the
-// built package: closest hit of 16,384 rays × 4,096 boxes and 200,000 listed box pairs, GPU end
-// to end and (with timestamp-query) kernel only, next to the float64 reference, every GPU answer
-// checked against the reference. Needs only Node, dist/ (`npm run build`) and the `webgpu`
+// The GPU benchmark in Node on Dawn, through the Node entry (webgpu-obb/node) of the built
+// package: brute-force closest hit of 16,384 rays × 4,096 boxes and 200,000 listed box pairs; the
+// BVH: its build split by phase and 1 / 1,024 picking rays over 1,000,000 boxes; a 128 × 2,048
+// LiDAR sweep over 10,000 boxes by both sensor methods (raster, bvh). GPU end to end and (with
+// timestamp-query) kernel only, next to the float64 reference, every GPU answer checked against
+// the reference (on a slice where the reference would take minutes). Needs only Node, dist/ (`npm run build`) and the `webgpu`
 // package, so it also runs on a GPU machine that has no browser and no node_modules:
 //
 //   node bench/node-gpu.mjs [--json FILE] [--driver auto|swiftshader|system|ICD.json]
 //                           [--runs N] [--rays N] [--boxes N] [--pairs N] [--cpu-rays N]
+//                           [--bvh-boxes N] [--lidar-boxes N] [--azimuths N]
 //
 // The `webgpu` package is found through env WEBGPU_OBB_WEBGPU (its folder), else Node's CommonJS
 // resolution from this file and from the working directory (which honours NODE_PATH; ESM import
@@ -23,8 +26,12 @@ const dist = join(here, '..', 'dist');
 function parseArgs(argv) {
   const args = {
     json: join(here, 'out', 'node-gpu.json'), driver: 'auto', runs: 7, rays: 16_384, boxes: 4096, pairs: 200_000, cpuRays: 2048,
+    bvhBoxes: 1_000_000, lidarBoxes: 10_000, azimuths: 2048,
   };
-  const numeric = { '--runs': 'runs', '--rays': 'rays', '--boxes': 'boxes', '--pairs': 'pairs', '--cpu-rays': 'cpuRays' };
+  const numeric = {
+    '--runs': 'runs', '--rays': 'rays', '--boxes': 'boxes', '--pairs': 'pairs', '--cpu-rays': 'cpuRays',
+    '--bvh-boxes': 'bvhBoxes', '--lidar-boxes': 'lidarBoxes', '--azimuths': 'azimuths',
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = argv[i + 1];
@@ -246,6 +253,8 @@ async function main() {
         set.destroy();
       }
     }
+    await bvhWorkloads(lib, gpu, args, rows);
+    await lidarWorkloads(lib, gpu, args, rows);
   } finally {
     gpu.destroy();
   }
@@ -266,6 +275,116 @@ async function main() {
   if (rows.some((r) => r.agreesWithReference === false)) {
     console.error('some GPU answers disagree with the reference');
     process.exitCode = 1;
+  }
+}
+
+/** Closest-hit agreement of `hits` with the reference on `rays` (a slice), through the comparator. */
+function agreement(lib, boxes, rays, origin, hits, options = {}) {
+  const cmp = lib.compareClosestHits({ boxes, rays, origin }, hits, lib.closestHitGrid(boxes, rays), options);
+  console.error(`  check: ${lib.formatComparison(cmp, 3).split('\n')[0]}`);
+  return cmp.mismatch === 0;
+}
+
+/** The BVH: build phases (profileBuild) and 1 / 1,024 picking rays over `bvhBoxes` boxes. */
+async function bvhWorkloads(lib, gpu, args, rows) {
+  const n = args.bvhBoxes;
+  const rnd = lib.mulberry32(8101);
+  const boxes = lib.randomBoxes(n, rnd, { extent: 1000 * Math.cbrt(n / 1e6), halfMin: 0.2, halfMax: 2 });
+  const set = gpu.createBoxSet(boxes);
+  const bvh = await lib.Bvh.create(gpu.ctx, set);
+  try {
+    console.error(`running bvh-build-${n}…`);
+    await bvh.profileBuild();
+    const phases = {};
+    let timing = 'gpu-wall';
+    for (let k = 0; k < args.runs; k++) {
+      const p = await bvh.profileBuild();
+      timing = p.timing;
+      for (const [phase, ms] of Object.entries(p.phases)) {
+        (phases[phase] ??= []).push(ms);
+      }
+    }
+    const totals = phases.bounds.map((_, k) => Object.values(phases).reduce((sum, list) => sum + list[k], 0));
+    for (const [phase, list] of [...Object.entries(phases), ['total', totals]]) {
+      rows.push(row(`bvh-build-${phase}`, 'gpu-bvh', n, 0, stats(list), n, 'boxes/s', null, timing));
+    }
+    // The queries walk the set's managed tree, as a user's would.
+    await gpu.buildBvh(set);
+    for (const count of [1, 1024]) {
+      const rays = lib.randomRays(count, boxes, rnd, { extent: 1200 * Math.cbrt(n / 1e6), aimed: 1 });
+      const name = `picking-${count}-${n}`;
+      console.error(`running ${name}…`);
+      let hits = await gpu.closestHit(set, rays, { accel: 'bvh' });
+      const e2e = await timeIt(async () => {
+        hits = await gpu.closestHit(set, rays, { accel: 'bvh' });
+      }, args.runs);
+      const slice = { count: Math.min(count, 100), data: rays.data.subarray(0, Math.min(count, 100) * 7) };
+      const sliceHits = { count: slice.count, box: hits.box.subarray(0, slice.count), t: hits.t.subarray(0, slice.count), face: hits.face.subarray(0, slice.count), inside: hits.inside.subarray(0, slice.count) };
+      const agrees = agreement(lib, set.boxes, slice, set.origin, sliceHits);
+      rows.push(row(name, 'gpu-bvh', n, count, e2e, count, 'rays/s', agrees, 'end-to-end', 'upload rays, walk the tree, read back'));
+    }
+  } finally {
+    bvh.destroy();
+    set.destroy();
+  }
+}
+
+/** A 128 × `azimuths` LiDAR sweep (−25°…+15°, 200 m) over `lidarBoxes` boxes, by each sensor method. */
+async function lidarWorkloads(lib, gpu, args, rows) {
+  const n = args.lidarBoxes;
+  // The browser bench's LiDAR scene: boxes over 400 m × 400 m, centres within 3 m of the sensor's
+  // height, none within 8 m of it horizontally.
+  const boxes = lib.randomBoxes(n, lib.mulberry32(8102), { extent: 200, halfMin: 0.25, halfMax: 2.5 });
+  for (let i = 0; i < n; i++) {
+    const o = i * 15;
+    const d = boxes.data;
+    d[o + 2] = (d[o + 2] / 200) * 3;
+    const h = Math.hypot(d[o], d[o + 1]);
+    if (h < 8) {
+      const s = h > 1e-9 ? (h + 8) / h : 1;
+      d[o] = h > 1e-9 ? d[o] * s : 8 + d[o];
+      d[o + 1] *= s;
+    }
+  }
+  const set = gpu.createBoxSet(boxes);
+  const desc = { elevations: lib.linearElevations(128, -25, 15), azimuthSteps: args.azimuths, maxRange: 200 };
+  const pose = { origin: [0, 0, 0] };
+  const rays = lib.lidarRays(desc, pose);
+  // The reference on every 16th azimuth column.
+  const pick = [];
+  for (let r = 0; r < rays.count; r++) {
+    if ((r % args.azimuths) % 16 === 0) {
+      pick.push(r);
+    }
+  }
+  const slice = { count: pick.length, data: Float64Array.from(pick.flatMap((r) => Array.from(rays.data.subarray(7 * r, 7 * r + 7)))) };
+  try {
+    await gpu.buildBvh(set);
+    const tree = await gpu.bvhOf(set);
+    for (const method of ['raster', 'bvh']) {
+      const sensor = await gpu.createLidar(desc, { method });
+      const name = `lidar-${128 * args.azimuths}-${n}`;
+      try {
+        console.error(`running ${name} (${method})…`);
+        let sweep = await gpu.lidarSweep(sensor, set, pose);
+        const e2e = await timeIt(async () => {
+          sweep = await gpu.lidarSweep(sensor, set, pose);
+        }, args.runs);
+        const hits = {
+          count: pick.length, box: Int32Array.from(pick, (r) => sweep.box[r]),
+          t: Float32Array.from(pick, (r) => (sweep.range[r] < 0 ? Infinity : sweep.range[r])),
+          face: new Uint8Array(pick.length), inside: new Uint8Array(pick.length),
+        };
+        const agrees = agreement(lib, set.boxes, slice, set.origin, hits, { checkFaces: false });
+        rows.push(row(name, `gpu-${method}`, n, rays.count, e2e, rays.count, 'rays/s', agrees, 'end-to-end', 'rays generated on the GPU; range image and boxes read back'));
+        const k = await timeKernel(gpu.ctx.device, (enc, ts) => sensor.encodeSweep(enc, set, tree, pose, ts ? { points: false, timestampWrites: ts } : { points: false }), args.runs);
+        rows.push(row(name, `gpu-${method}-kernel`, n, rays.count, k.stats, rays.count, 'rays/s', agrees, k.timing, 'the sweep alone'));
+      } finally {
+        sensor.destroy();
+      }
+    }
+  } finally {
+    set.destroy();
   }
 }
 
