@@ -56,7 +56,9 @@ export const BVH_THRESHOLDS: BvhThresholds = { rays: 512, pairs: 1024 };
 export type ObbRayOptions = Omit<GpuRayOptions, 'tree'> & { readonly accel?: Accel };
 
 /** Pair-list options of ObbGpu. */
-export type ObbPairListOptions = Omit<PairListOptions, 'tree'> & { readonly accel?: Accel };
+export type ObbPairListOptions = Omit<PairListOptions, 'tree' | 'grid'> & { readonly accel?: Accel };
+/** Options of ObbGpu.allPairs: `accel` may also be 'grid'. */
+export type ObbAllPairsOptions = Omit<PairListOptions, 'tree' | 'grid'> & { readonly accel?: Accel | 'grid' };
 
 interface TreeState {
   bvh: Bvh;
@@ -296,9 +298,17 @@ export class ObbGpu {
     return this.pairs.obbCross(a, b, tree ? { ...rest, tree } : rest);
   }
 
-  /** Every overlapping pair within one set (i < j); `accel` picks brute force or the BVH. */
-  allPairs(set: BoxSet, options: ObbPairListOptions = {}): Promise<GpuPairList> {
+  /**
+   * Every overlapping pair within one set (i < j); `accel` picks brute force, the BVH, or (here
+   * only) `'grid'`: a uniform grid built for the query, cells as wide as the widest box (no tree
+   * to keep; for sets of similar-sized boxes such as moving debris; a few huge boxes crowd every
+   * cell, so mixed sizes belong to the BVH).
+   */
+  allPairs(set: BoxSet, options: ObbAllPairsOptions = {}): Promise<GpuPairList> {
     const { accel, ...rest } = options;
+    if (accel === 'grid') {
+      return this.pairs.allPairs(set, { ...rest, grid: true, tree: () => this.currentTree(set) });
+    }
     const tree = this.treeOption(set, accel, this.thresholds.pairs);
     return this.pairs.allPairs(set, tree ? { ...rest, tree } : rest);
   }

@@ -4,11 +4,12 @@
  * src/reference/pairs.ts.
  */
 import { BufferUsage } from './flags.ts';
-import { PAIR_OPT_CONTACTS, PAIR_OPT_FACE_ONLY, PAIR_OPT_LEAF_ORDER, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
+import { BVH_AABB_PAD, PAIR_OPT_CONTACTS, PAIR_OPT_FACE_ONLY, PAIR_OPT_LEAF_ORDER, PAIR_OPT_SELF, SAT_TOLERANCE } from '../constants.ts';
 import type { Bvh } from '../bvh/Bvh.ts';
 import { WORKGROUP_SIZE } from '../constants.ts';
 import { toObb } from '../core/canonical.ts';
-import type { BoxInput } from '../core/types.ts';
+import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
+import { ExclusiveScan } from '../bvh/RadixSort.ts';
 import { ValidationError } from '../errors.ts';
 import { OBB, PAIR_PARAMS, PAIR_RESULT, packBoxes } from '../layout/index.ts';
 import { checkPairs, type PairResults } from '../reference/pairs.ts';
@@ -18,6 +19,7 @@ import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
 import { checkBoxRange, checkCapacity, checkSet } from './inputs.ts';
 import { dispatchGrid, getKernel, type KernelName } from './pipelines.ts';
+import { dispatch } from '../bvh/encode.ts';
 
 /** Per-pair SAT results read back from the GPU. */
 export interface GpuPairResults extends PairResults {
@@ -35,6 +37,8 @@ export interface GpuPairList {
   readonly axis?: Uint8Array;
   /** Whether the BVH answered (false: brute force, or a BVH stack overflow fell back to it). */
   readonly bvh?: boolean;
+  /** Whether the grid answered (allPairs with `grid`). */
+  readonly grid?: boolean;
 }
 
 /** Options of the pair-list queries (allPairs, obbCross). */
@@ -48,6 +52,57 @@ export interface PairListOptions extends SatOptions {
    * a tree current for B then (ObbGpu passes its managed tree; see its `accel`).
    */
   readonly tree?: (() => Promise<Bvh | undefined>) | undefined;
+  /**
+   * All pairs within one set: bin the boxes into a uniform grid as wide as the widest box (at most
+   * about 4 cells per box) and test each against its 27 cells (gridPairs in obb_pairs.wgsl).
+   * Built per query, no tree; `tree`, when given, answers a set with no grid (empty, or one that
+   * would need over 2^24 cells).
+   */
+  readonly grid?: boolean;
+}
+
+/** A grid built on the GPU for one allPairs query (buffers from the pool). */
+interface GridBuild {
+  readonly params: GPUBuffer;
+  readonly cellOf: GPUBuffer;
+  readonly counters: GPUBuffer;
+  readonly boxes: GPUBuffer;
+}
+
+/**
+ * The grid of a set (its float64 boxes, in its floating-origin frame): cells at least 1 % wider
+ * than the widest padded AABB (BVH_AABB_PAD, as obbAabb pads), at most 4 cells per box; undefined
+ * when that grid would still need more than 2^24 cells.
+ */
+export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number; dims: [number, number, number] } | undefined {
+  const d = boxes.data;
+  const lo: [number, number, number] = [Infinity, Infinity, Infinity];
+  const hi: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  let widest = 0;
+  let far = 0;
+  for (let i = 0, o = 0; i < boxes.count; i++, o += BOX_F64.STRIDE) {
+    for (let k = 0; k < 3; k++) {
+      const c = d[o + k]! - origin[k]!;
+      const e = Math.abs(d[o + BOX_F64.U + k]!) * d[o + BOX_F64.HALF]! + Math.abs(d[o + BOX_F64.V + k]!) * d[o + BOX_F64.HALF + 1]!
+        + Math.abs(d[o + BOX_F64.W + k]!) * d[o + BOX_F64.HALF + 2]!;
+      widest = Math.max(widest, 2 * (e + BVH_AABB_PAD * (e + Math.abs(c))));
+      far = Math.max(far, Math.abs(c));
+      lo[k] = Math.min(lo[k]!, c);
+      hi[k] = Math.max(hi[k]!, c);
+    }
+  }
+  if (boxes.count === 0) {
+    return undefined;
+  }
+  // The margin covers the float32 rounding of the centres and of (p − lo) / cell.
+  let cell = Math.max(widest * 1.01, 1e-6 * (1 + far), 1e-30);
+  const dimsOf = (c: number): [number, number, number] => [0, 1, 2].map((k) => Math.floor((hi[k]! - lo[k]!) / c) + 1) as [number, number, number];
+  let dims = dimsOf(cell);
+  while (dims[0] * dims[1] * dims[2] > 4 * boxes.count + 64) {
+    cell *= 1.25;
+    dims = dimsOf(cell);
+  }
+  return dims[0] * dims[1] * dims[2] <= 2 ** 24 ? { lo: [lo[0] - 0.5 * cell, lo[1] - 0.5 * cell, lo[2] - 0.5 * cell], cell, dims: [dims[0] + 1, dims[1] + 1, dims[2] + 1] } : undefined;
 }
 
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
@@ -106,9 +161,58 @@ export class PairQueries {
   /** Workgroup size of the kernels (the WGSL `override WG`; default WORKGROUP_SIZE). */
   readonly workgroupSize: number;
 
+  /** The grid path's scan of cell counts (grown with the largest grid). */
+  private gridScan: ExclusiveScan | undefined;
+
   constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE) {
     this.pool = pool ?? new BufferPool(ctx);
     this.workgroupSize = workgroupSize;
+  }
+
+  /** Bins `set` into its grid on the GPU (counts, scan, scatter); undefined when it has no sane grid. */
+  private async buildGrid(set: BoxSet): Promise<GridBuild | undefined> {
+    const g = gridOf(set.boxes, set.origin);
+    if (!g) {
+      return undefined;
+    }
+    const cells = g.dims[0] * g.dims[1] * g.dims[2];
+    if (!this.gridScan || this.gridScan.capacity < cells) {
+      this.gridScan?.destroy();
+      this.gridScan = await ExclusiveScan.create(this.ctx, Math.max(cells, 2 * (this.gridScan?.capacity ?? 0)));
+    }
+    const bytes = new ArrayBuffer(32);
+    new Float32Array(bytes, 0, 4).set([g.lo[0], g.lo[1], g.lo[2], 1 / g.cell]);
+    new Uint32Array(bytes, 16, 4).set([g.dims[0], g.dims[1], g.dims[2], cells]);
+    const build: GridBuild = {
+      params: this.pool.acquire(32, UNIFORM, 'grid-params'),
+      cellOf: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-cell-of'),
+      counters: this.pool.acquire(cells * 8, STORAGE_OUT, 'grid-counters'),
+      boxes: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-boxes'),
+    };
+    this.ctx.device.queue.writeBuffer(build.params, 0, bytes);
+    const pairParams = this.params({ tolerance: 0, countA: set.count, countB: set.count, pairCount: 0, flags: 0, capacity: 0 });
+    try {
+      const [count, scatter] = await Promise.all([getKernel(this.ctx.device, 'gridCount', this.workgroupSize), getKernel(this.ctx.device, 'gridScatter', this.workgroupSize)]);
+      const enc = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:grid` });
+      enc.clearBuffer(build.counters, 0, cells * 8);
+      const pass = enc.beginComputePass({ label: `${this.ctx.label}:grid` });
+      dispatch(this.ctx.device, pass, count, { 0: pairParams, 1: set.buffer, 11: build.params, 12: build.cellOf, 13: build.counters }, Math.ceil(set.count / count.workgroupSize), 'obb:grid-count');
+      await this.gridScan.encode(pass, build.counters, cells);
+      dispatch(this.ctx.device, pass, scatter, { 0: pairParams, 11: build.params, 12: build.cellOf, 13: build.counters, 14: build.boxes }, Math.ceil(set.count / scatter.workgroupSize), 'obb:grid-scatter');
+      pass.end();
+      await this.ctx.scoped(`grid of ${set.count} boxes (${cells} cells)`, () => this.ctx.device.queue.submit([enc.finish()]));
+    } finally {
+      this.pool.release(pairParams);
+    }
+    return build;
+  }
+
+  private releaseGrid(g: GridBuild | undefined): void {
+    if (g) {
+      for (const b of [g.params, g.cellOf, g.counters, g.boxes]) {
+        this.pool.release(b);
+      }
+    }
   }
 
   private params(p: { offsetB?: readonly number[]; tolerance: number; countA: number; countB: number; pairCount: number; flags: number; capacity: number }): GPUBuffer {
@@ -273,74 +377,82 @@ export class PairQueries {
           ? { pairs: new Uint32Array(0), count: 0, runs: 0, gap: new Float32Array(0), axis: new Uint8Array(0), bvh: false }
           : { pairs: new Uint32Array(0), count: 0, runs: 0, bvh: false };
       }
-      let bvh = tree ? await tree() : undefined;
-      const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
-      // As in allHits: a first guess that fits one binding, then exactly the count, or a
-      // CapacityError when the count itself does not fit; never a truncated list.
-      let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * Math.max(a.count, b.count)), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 12)));
-      for (let runs = 1; ; runs++) {
-        const op: KernelName = bvh ? 'bvhPairs' : 'obbCross';
-        this.ctx.assertBindingFits('pair list', capacity * 8);
-        if (contacts) {
-          this.ctx.assertBindingFits('pair contacts', capacity * PAIR_RESULT.SIZE);
-        }
-        const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags: flags | (bvh && self ? PAIR_OPT_LEAF_ORDER : 0), capacity });
-        const list = this.pool.acquire(capacity * 8, STORAGE_OUT, 'pair-list');
-        const counter = this.pool.acquire(4, STORAGE_OUT, 'pair-counter');
-        const overflow = bvh ? this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow') : undefined;
-        const contactBuffer = bvh ? this.pool.acquire(contacts ? capacity * PAIR_RESULT.SIZE : 16, STORAGE_OUT, 'pair-contacts') : undefined;
-        try {
-          this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
-          const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
-          if (bvh && overflow && contactBuffer) {
-            this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
-            Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer, 10: bvh.leafOrder });
+      // The grid when asked for and the set has a sane one; else the tree when given.
+      const grid = self && options.grid ? await this.buildGrid(a) : undefined;
+      let bvh = !grid && tree ? await tree() : undefined;
+      try {
+        const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
+        // As in allHits: a first guess that fits one binding, then exactly the count, or a
+        // CapacityError when the count itself does not fit; never a truncated list.
+        let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * Math.max(a.count, b.count)), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 12)));
+        for (let runs = 1; ; runs++) {
+          const op: KernelName = bvh ? 'bvhPairs' : grid ? 'gridPairs' : 'obbCross';
+          this.ctx.assertBindingFits('pair list', capacity * 8);
+          if (contacts) {
+            this.ctx.assertBindingFits('pair contacts', capacity * PAIR_RESULT.SIZE);
           }
-          await this.dispatch(op, a.count, bindings);
-          // A BVH walk that overflowed its stack (never expected: the stack holds the tree's
-          // height bound) makes the list suspect: answer by brute force, same data, same turn.
-          if (overflow && new Uint32Array(await this.ctx.readback(overflow, 4, 0, op))[0]! > 0) {
-            bvh = undefined;
-            runs--;
-            continue;
-          }
-          const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
-          if (total <= capacity) {
-            const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, op));
-            const order = pairOrder(raw);
-            const pairs = new Uint32Array(raw.length);
-            order.forEach((k, i) => {
-              pairs[2 * i] = raw[2 * k]!;
-              pairs[2 * i + 1] = raw[2 * k + 1]!;
-            });
-            if (!contacts) {
-              return { pairs, count: total, runs, bvh: bvh !== undefined };
+          const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags: flags | (bvh && self ? PAIR_OPT_LEAF_ORDER : 0), capacity });
+          const list = this.pool.acquire(capacity * 8, STORAGE_OUT, 'pair-list');
+          const counter = this.pool.acquire(4, STORAGE_OUT, 'pair-counter');
+          const overflow = bvh ? this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow') : undefined;
+          const contactBuffer = bvh || grid ? this.pool.acquire(contacts ? capacity * PAIR_RESULT.SIZE : 16, STORAGE_OUT, 'pair-contacts') : undefined;
+          try {
+            this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
+            const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
+            if (bvh && overflow && contactBuffer) {
+              this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
+              Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer, 10: bvh.leafOrder });
+            } else if (grid && contactBuffer) {
+              Object.assign(bindings, { 9: contactBuffer, 11: grid.params, 13: grid.counters, 14: grid.boxes });
             }
-            const res = contactBuffer && bvh
-              ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, op), total)
-              : undefined;
-            const gap = new Float32Array(total);
-            const axis = new Uint8Array(total);
-            order.forEach((k, i) => {
-              gap[i] = res ? res.gap[k]! : NaN;
-              axis[i] = res ? res.axis[k]! : 255;
-            });
-            if (!res) {
-              // Brute-force path: contacts by the per-pair kernel on the final list.
-              const per = await this.perPairOnTurn(a, b, pairs, tolerance, options.faceOnly ?? false, offsetB);
-              gap.set(per.gap);
-              axis.set(per.axis);
+            await this.dispatch(op, a.count, bindings);
+            // A BVH walk that overflowed its stack (never expected: the stack holds the tree's
+            // height bound) makes the list suspect: answer by brute force, same data, same turn.
+            if (overflow && new Uint32Array(await this.ctx.readback(overflow, 4, 0, op))[0]! > 0) {
+              bvh = undefined;
+              runs--;
+              continue;
             }
-            return { pairs, count: total, runs, gap, axis, bvh: bvh !== undefined };
+            const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
+            if (total <= capacity) {
+              const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, op));
+              const order = pairOrder(raw);
+              const pairs = new Uint32Array(raw.length);
+              order.forEach((k, i) => {
+                pairs[2 * i] = raw[2 * k]!;
+                pairs[2 * i + 1] = raw[2 * k + 1]!;
+              });
+              if (!contacts) {
+                return { pairs, count: total, runs, bvh: bvh !== undefined, grid: grid !== undefined };
+              }
+              const res = contactBuffer && (bvh || grid)
+                ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, op), total)
+                : undefined;
+              const gap = new Float32Array(total);
+              const axis = new Uint8Array(total);
+              order.forEach((k, i) => {
+                gap[i] = res ? res.gap[k]! : NaN;
+                axis[i] = res ? res.axis[k]! : 255;
+              });
+              if (!res) {
+                // Brute-force path: contacts by the per-pair kernel on the final list.
+                const per = await this.perPairOnTurn(a, b, pairs, tolerance, options.faceOnly ?? false, offsetB);
+                gap.set(per.gap);
+                axis.set(per.axis);
+              }
+              return { pairs, count: total, runs, gap, axis, bvh: bvh !== undefined, grid: grid !== undefined };
+            }
+            capacity = total;
+          } finally {
+            this.pool.release(params);
+            this.pool.release(list);
+            this.pool.release(counter);
+            this.pool.release(overflow);
+            this.pool.release(contactBuffer);
           }
-          capacity = total;
-        } finally {
-          this.pool.release(params);
-          this.pool.release(list);
-          this.pool.release(counter);
-          this.pool.release(overflow);
-          this.pool.release(contactBuffer);
         }
+      } finally {
+        this.releaseGrid(grid);
       }
     });
   }

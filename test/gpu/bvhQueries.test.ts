@@ -68,6 +68,17 @@ describe('BVH pairs', () => {
     expectClean(r.contacts);
   });
 
+  it.each([
+    ['dense', 20_000], ['sparse', 20_000], ['identical', 1000], ['plane', 20_000], ['mixed', 10_000],
+  ] as const)('all pairs through the grid, %s scene of %i boxes (seed 25), with contacts', async (kind, n) => {
+    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; bvh: boolean; grid: boolean; ms: number }>('bvhQueries', 'allPairs', kind, n, 25, 'grid');
+    console.log(`${kind} ${n} (grid: ${r.grid}, bvh: ${r.bvh}): ${r.count} pairs in ${r.ms.toFixed(0)} ms`);
+    expect(r.grid || r.bvh).toBe(true);
+    expect(r.count).toBeGreaterThan(0);
+    expectClean(r.summary, 1e-3);
+    expectClean(r.contacts);
+  });
+
   it('two sets with different origins through a tree over B (seed 26)', async () => {
     const r = await gpu.call<{ summary: ComparisonSummary; count: number; bvh: boolean }>('bvhQueries', 'cross', 5000, 4000, 26);
     expect(r.bvh).toBe(true);

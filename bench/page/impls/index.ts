@@ -5,6 +5,7 @@
  */
 import { gpuBrute } from './gpuBrute.ts';
 import { gpuBvh } from './gpuBvh.ts';
+import { gpuGrid } from './gpuGrid.ts';
 import { gpuRaster } from './gpuRaster.ts';
 import { rapier } from './rapier.ts';
 import { reference } from './reference.ts';
@@ -18,6 +19,7 @@ export const IMPLEMENTATIONS: readonly Implementation[] = [
   gpuBrute,
   gpuBvh,
   gpuRaster,
+  gpuGrid,
   reference,
   rapier,
   three,

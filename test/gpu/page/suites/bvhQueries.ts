@@ -147,7 +147,7 @@ export async function updates(seed: number) {
 }
 
 /** All pairs through the BVH vs the sort-and-sweep reference, with contacts. */
-export async function allPairs(kind: string, n: number, seed: number) {
+export async function allPairs(kind: string, n: number, seed: number, accel: 'bvh' | 'grid' = 'bvh') {
   return scoped(async (gpu) => {
     const boxes = kind === 'dense' ? randomBoxes(n, mulberry32(seed), { extent: 1.6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
       : kind === 'sparse' ? randomBoxes(n, mulberry32(seed), { extent: 6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
@@ -155,14 +155,14 @@ export async function allPairs(kind: string, n: number, seed: number) {
     const set = gpu.createBoxSet(boxes);
     try {
       const t0 = performance.now();
-      const list = await gpu.allPairs(set, { accel: 'bvh', contacts: true });
+      const list = await gpu.allPairs(set, { accel, contacts: true });
       const ms = performance.now() - t0;
       const ref = allPairsSweep(boxes);
       const cmp = comparePairLists({ a: set.boxes, origin: set.origin }, list.pairs, ref);
       // The contacts of each pair equal the per-pair SAT (gap and axis within the error model).
       const contacts = comparePairs({ a: set.boxes, pairs: list.pairs, origin: set.origin },
         { count: list.count, overlap: new Uint8Array(list.count).fill(1), gap: list.gap!, axis: list.axis! });
-      return { summary: summarize(cmp), contacts: summarize(contacts, 2), count: list.count, bvh: list.bvh, ms };
+      return { summary: summarize(cmp), contacts: summarize(contacts, 2), count: list.count, bvh: list.bvh, grid: list.grid, ms };
     } finally {
       set.destroy();
     }
