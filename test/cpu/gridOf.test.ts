@@ -1,0 +1,56 @@
+/**
+ * The host side of the all-pairs grid (gridOf in src/gpu/PairQueries.ts): its cells are wider than
+ * every box's padded AABB (so overlapping boxes sit in the same or adjacent cells, which is all
+ * gridPairs looks at), it covers every centre, and its cell count stays within a constant of 4 per
+ * box however small the boxes are. The GPU path itself is compared with the reference in test/gpu/bvhQueries.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { BVH_AABB_PAD } from '../../src/constants.ts';
+import { BOX_F64, type BoxArray, type Vec3 } from '../../src/core/types.ts';
+import { gridOf } from '../../src/gpu/PairQueries.ts';
+import { mulberry32, randomBoxes } from '../../src/scenes/generate.ts';
+
+function widestPaddedAabb(boxes: BoxArray, origin: Vec3): number {
+  let widest = 0;
+  for (let o = 0; o < boxes.count * BOX_F64.STRIDE; o += BOX_F64.STRIDE) {
+    for (let k = 0; k < 3; k++) {
+      const d = boxes.data;
+      const e = Math.abs(d[o + BOX_F64.U + k]!) * d[o + BOX_F64.HALF]! + Math.abs(d[o + BOX_F64.V + k]!) * d[o + BOX_F64.HALF + 1]!
+        + Math.abs(d[o + BOX_F64.W + k]!) * d[o + BOX_F64.HALF + 2]!;
+      widest = Math.max(widest, 2 * (e + BVH_AABB_PAD * (e + Math.abs(d[o + k]! - origin[k]!))));
+    }
+  }
+  return widest;
+}
+
+describe('gridOf (all-pairs grid)', () => {
+  it.each([
+    ['uniform', randomBoxes(5000, mulberry32(1), { extent: 40, halfMin: 0.1, halfMax: 1 })],
+    ['tiny boxes far apart', randomBoxes(2000, mulberry32(2), { extent: 1e4, halfMin: 1e-3, halfMax: 2e-3 })],
+    ['one huge box among small ones', (() => {
+      const b = randomBoxes(3000, mulberry32(3), { extent: 50, halfMin: 0.1, halfMax: 0.5 });
+      b.data[BOX_F64.HALF] = 200;
+      return b;
+    })()],
+    ['far from the origin', randomBoxes(3000, mulberry32(4), { extent: 30, offset: [1e6, -1e6, 5e5], halfMin: 0.1, halfMax: 1 })],
+  ] as const)('%s: cells wider than every padded AABB, every centre inside, O(n) cells', (_name, boxes) => {
+    const origin: Vec3 = [boxes.data[0]!, boxes.data[1]!, boxes.data[2]!];
+    const g = gridOf(boxes, origin)!;
+    expect(g).toBeDefined();
+    expect(g.cell).toBeGreaterThanOrEqual(1.01 * widestPaddedAabb(boxes, origin));
+    const cells = g.dims[0] * g.dims[1] * g.dims[2];
+    // The coarsening loop stops at 4n + 64 cells; one spare cell per axis at most doubles each.
+    expect(cells).toBeLessThanOrEqual(8 * (4 * boxes.count + 64));
+    for (let o = 0; o < boxes.count * BOX_F64.STRIDE; o += BOX_F64.STRIDE) {
+      for (let k = 0; k < 3; k++) {
+        const q = Math.floor((boxes.data[o + k]! - origin[k]! - g.lo[k]!) / g.cell);
+        expect(q).toBeGreaterThanOrEqual(0);
+        expect(q).toBeLessThan(g.dims[k]!);
+      }
+    }
+  });
+
+  it('has no grid for an empty set', () => {
+    expect(gridOf({ count: 0, data: new Float64Array(0) }, [0, 0, 0])).toBeUndefined();
+  });
+});
