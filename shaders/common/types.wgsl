@@ -114,3 +114,12 @@ struct FrustumParams {
   firstIndex: u32,          // offset(104) size(4)
   baseVertex: i32,          // offset(108) size(4)
 }                           // size(112)
+
+// Uniform parameters of the all-pairs grid (gridCount, gridScatter, gridPairs): lo is the grid's
+// corner in the set's floating-origin frame, invCell 1 / the cell size, dims the cells per axis.
+struct GridParams {
+  lo: vec3f,         // offset(0) size(12)
+  invCell: f32,      // offset(12) size(4)
+  dims: vec3u,       // offset(16) size(12)
+  cells: u32,        // offset(28) size(4)
+}                    // size(32)

@@ -142,12 +142,14 @@ fn atanUnit(x: f32) -> f32 {
   return x * (0.99997726 + x2 * (-0.33262347 + x2 * (0.19354346 + x2 * (-0.11643287 + x2 * (0.05265332 + x2 * -0.01172120)))));
 }
 
-// atan2 over the whole circle from atanUnit (same error bound).
+// atan2 over the whole circle from atanUnit (same error bound); 0 at the origin (no 0 / 0).
 fn atan2Approx(y: f32, x: f32) -> f32 {
   let ax = abs(x);
   let ay = abs(y);
   var a: f32;
-  if (ay <= ax) {
+  if (ax == 0.0 && ay == 0.0) {
+    a = 0.0;
+  } else if (ay <= ax) {
     a = atanUnit(ay / ax);
   } else {
     a = 1.5707963267948966 - atanUnit(ax / ay);
@@ -335,15 +337,7 @@ fn lidarFootprint(
     return;
   }
   let span = tileSpan(f);
-  let perRow = azimuthTiles();
-  for (var row = span.row0; row <= span.row1; row++) {
-    for (var col = span.cols.x; col <= span.cols.y; col++) {
-      atomicAdd(&tileCounters[row * perRow + col], 1u);
-    }
-    for (var col = span.cols.z; col <= span.cols.w; col++) {
-      atomicAdd(&tileCounters[row * perRow + col], 1u);
-    }
-  }
+  visitTiles(span, i, false);
   let n = tileCount(span);
   let tiles = tileTotal();
   let old = atomicAdd(&tileCounters[2u * tiles], n);
@@ -352,12 +346,32 @@ fn lidarFootprint(
   }
 }
 
-// Appends box i to the list of tile t (when the lists fit).
-fn appendToTile(t: u32, i: u32) {
-  let slot = atomicLoad(&tileCounters[t]) + atomicAdd(&tileCounters[tileTotal() + t], 1u);
-  if (slot < arrayLength(&tileLists)) {
-    tileLists[slot] = i;
+// Every tile of a footprint's span: counts box i in it (append = false, lidarFootprint) or
+// appends box i to its list when the lists fit (append = true, lidarBin, after the scan).
+fn visitTiles(span: TileSpan, i: u32, append: bool) {
+  let perRow = azimuthTiles();
+  for (var row = span.row0; row <= span.row1; row++) {
+    for (var run = 0u; run < 2u; run++) {
+      let cols = select(span.cols.xy, span.cols.zw, run == 1u);
+      for (var col = cols.x; col <= cols.y; col++) {
+        let t = row * perRow + col;
+        if (!append) {
+          atomicAdd(&tileCounters[t], 1u);
+        } else {
+          let slot = atomicLoad(&tileCounters[t]) + atomicAdd(&tileCounters[tileTotal() + t], 1u);
+          if (slot < arrayLength(&tileLists)) {
+            tileLists[slot] = i;
+          }
+        }
+      }
+    }
   }
+}
+
+// Whether the tile lists overflowed (over 2^32 entries, or more than their capacity).
+fn listsOverflowed() -> bool {
+  let tiles = tileTotal();
+  return atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists);
 }
 
 @compute @workgroup_size(WG)
@@ -376,16 +390,7 @@ fn lidarBin(
   if (s1 == s0 || rect.z == 0u) {
     return;
   }
-  let span = tileSpan(vec4u(s0, s1 - s0, rect.y, rect.z));
-  let perRow = azimuthTiles();
-  for (var row = span.row0; row <= span.row1; row++) {
-    for (var col = span.cols.x; col <= span.cols.y; col++) {
-      appendToTile(row * perRow + col, i);
-    }
-    for (var col = span.cols.z; col <= span.cols.w; col++) {
-      appendToTile(row * perRow + col, i);
-    }
-  }
+  visitTiles(tileSpan(vec4u(s0, s1 - s0, rect.y, rect.z)), i, true);
 }
 
 // The direction of ray r = c · azimuths + a, as bvhLidar makes it.
@@ -451,7 +456,7 @@ fn lidarSortTiles(
 ) {
   let t = invocationIndex(lid, wid, nwg);
   let tiles = tileTotal();
-  if (t >= tiles || atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists)) {
+  if (t >= tiles || listsOverflowed()) {
     return;
   }
   let begin = atomicLoad(&tileCounters[t]);
@@ -482,7 +487,7 @@ fn lidarTiles(
   @builtin(num_workgroups) nwg: vec3u,
 ) {
   let tiles = tileTotal();
-  let overflowed = atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists);
+  let overflowed = listsOverflowed();
   let perRow = azimuthTiles();
   for (var t = wid.x + wid.y * nwg.x; t < tiles; t += nwg.x * nwg.y) {
     runTile(t / perRow, t % perRow, lid, overflowed);

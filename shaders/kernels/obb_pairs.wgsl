@@ -198,14 +198,6 @@ fn bvhPairs(
 // array<atomic<u32>> (counts scanned into starts in [0, cells), fill counters in [cells, 2 cells));
 // 14 cellBoxes: array<u32>.
 
-// lo: the grid's corner (set frame); invCell: 1 / cell size; dims: cells per axis.
-struct GridParams {
-  lo: vec3f,         // offset(0) size(12)
-  invCell: f32,      // offset(12) size(4)
-  dims: vec3u,       // offset(16) size(12)
-  cells: u32,        // offset(28) size(4)
-}                    // size(32)
-
 @group(0) @binding(11) var<uniform> grid: GridParams;
 @group(0) @binding(12) var<storage, read_write> cellOf: array<u32>;
 @group(0) @binding(13) var<storage, read_write> cellCounters: array<atomic<u32>>;

@@ -256,7 +256,10 @@ fn allHits(
 // parents' AABBs the ray meets. Internal nodes only are pushed; leaf children are tested when
 // their parent is visited. Ordered (nearer child first) with pruning by the best t so far.
 
-// Entry distance of the ray into an AABB, or -1 when it misses. inv is 1/d (0 where parallel).
+// Entry distance of the ray into an AABB, or -1 when it misses. inv is 1/d where |d| >= EPS_DIR
+// (so |inv| <= 1e9 and every product below stays finite) and 0 on the axes where par is set (|d| <
+// EPS_DIR: rayFrame divides by 1 there); those axes are decided by containment instead. No
+// division by zero and no infinity, which WGSL does not guarantee.
 fn rayAabbEntry(o: vec3f, inv: vec3f, par: vec3<bool>, mn: vec3f, mx: vec3f) -> f32 {
   let within = (o >= mn) & (o <= mx);
   if (any(par & !within)) {

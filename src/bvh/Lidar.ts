@@ -18,7 +18,7 @@ import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../gpu/BoxSet.ts';
 import type { GpuContext } from '../gpu/device.ts';
 import { BufferUsage } from '../gpu/flags.ts';
-import { dispatchGrid, getKernel } from '../gpu/pipelines.ts';
+import { getKernel } from '../gpu/pipelines.ts';
 import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
 import { closestHit } from '../reference/raycast.ts';
 import { checkLidar, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
@@ -296,22 +296,16 @@ export class LidarSensor {
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
     const boxGroups = Math.ceil(set.count / footprint!.workgroupSize);
     dispatch(device, pass, footprint!, {
-      0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 11: this.params, 12: this.tables, 16: buffers.boxData, 17: this.tileCounters!,
+      0: this.rayParams, 1: set.buffer, 2: set.maskBuffer, 11: this.params, 12: this.tables, 16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists,
     }, boxGroups, 'obb:lidar-footprint');
     await this.tileScan!.encode(pass, this.tileCounters!, tile.rows * tile.cols);
     dispatch(device, pass, bin!, { 0: this.rayParams, 11: this.params, 16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists }, boxGroups, 'obb:lidar-bin');
     dispatch(device, pass, sortTiles!, { 11: this.params, 16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists }, Math.ceil(tile.rows * tile.cols / sortTiles!.workgroupSize), 'obb:lidar-sort-tiles');
-    pass.setPipeline(tiles!.pipeline);
-    pass.setBindGroup(0, device.createBindGroup({
-      label: 'obb:lidar-tiles:bind-group', layout: tiles!.layout,
-      entries: Object.entries({
-        0: this.rayParams, 10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
-        16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists,
-      }).map(([b, buffer]) => ({ binding: Number(b), resource: { buffer } })),
-    }));
     // CPU adapters: a few workgroups per core striding over the tiles; GPUs: one per tile.
-    const [x, y] = dispatchGrid(this.ctx.adapter.isFallbackAdapter ? Math.min(tile.rows * tile.cols, 64) : tile.rows * tile.cols, 1);
-    pass.dispatchWorkgroups(x, y);
+    dispatch(device, pass, tiles!, {
+      0: this.rayParams, 10: this.overflow, 11: this.params, 12: this.tables, 13: this.rangeBuffer, 14: this.boxBuffer, 15: this.pointsBuffer,
+      16: buffers.boxData, 17: this.tileCounters!, 19: buffers.lists,
+    }, this.ctx.adapter.isFallbackAdapter ? Math.min(tile.rows * tile.cols, 64) : tile.rows * tile.cols, 'obb:lidar-tiles');
     pass.end();
   }
 

@@ -11,7 +11,7 @@ import { toObb } from '../core/canonical.ts';
 import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
 import { ExclusiveScan } from '../bvh/RadixSort.ts';
 import { ValidationError } from '../errors.ts';
-import { OBB, PAIR_PARAMS, PAIR_RESULT, packBoxes } from '../layout/index.ts';
+import { GRID_PARAMS, OBB, PAIR_PARAMS, PAIR_RESULT, packBoxes } from '../layout/index.ts';
 import { checkPairs, type PairResults } from '../reference/pairs.ts';
 import type { SatOptions } from '../reference/query/obbObbSat.ts';
 import type { BoxSet } from './BoxSet.ts';
@@ -180,11 +180,15 @@ export class PairQueries {
       this.gridScan?.destroy();
       this.gridScan = await ExclusiveScan.create(this.ctx, Math.max(cells, 2 * (this.gridScan?.capacity ?? 0)));
     }
-    const bytes = new ArrayBuffer(32);
-    new Float32Array(bytes, 0, 4).set([g.lo[0], g.lo[1], g.lo[2], 1 / g.cell]);
-    new Uint32Array(bytes, 16, 4).set([g.dims[0], g.dims[1], g.dims[2], cells]);
+    const bytes = new ArrayBuffer(GRID_PARAMS.SIZE);
+    const f = new Float32Array(bytes);
+    const u = new Uint32Array(bytes);
+    f.set(g.lo, GRID_PARAMS.LO / 4);
+    f[GRID_PARAMS.INV_CELL / 4] = 1 / g.cell;
+    u.set(g.dims, GRID_PARAMS.DIMS / 4);
+    u[GRID_PARAMS.CELLS / 4] = cells;
     const build: GridBuild = {
-      params: this.pool.acquire(32, UNIFORM, 'grid-params'),
+      params: this.pool.acquire(GRID_PARAMS.SIZE, UNIFORM, 'grid-params'),
       cellOf: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-cell-of'),
       counters: this.pool.acquire(cells * 8, STORAGE_OUT, 'grid-counters'),
       boxes: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-boxes'),

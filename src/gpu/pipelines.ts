@@ -35,7 +35,7 @@ export const KERNELS = {
   bvhAllHits: { source: 'rayObbBatch', entry: 'bvhAllHits', bindings: [[0, U], [1, R], [2, R], [3, R], [6, W], [7, W], [8, W], [9, R], [10, W]] },
   bvhLidar: { source: 'rayObbBatch', entry: 'bvhLidar', bindings: [[0, U], [1, R], [2, R], [9, R], [10, W], [11, U], [12, R], [13, W], [14, W], [15, W]] },
   bvhPairs: { source: 'obbPairs', entry: 'bvhPairs', bindings: [[0, U], [1, R], [2, R], [5, W], [6, W], [7, R], [8, W], [9, W], [10, R]] },
-  lidarFootprint: { source: 'lidarRaster', entry: 'lidarFootprint', bindings: [[0, U], [1, R], [2, R], [11, U], [12, R], [16, W], [17, W]] },
+  lidarFootprint: { source: 'lidarRaster', entry: 'lidarFootprint', bindings: [[0, U], [1, R], [2, R], [11, U], [12, R], [16, W], [17, W], [19, W]] },
   lidarBin: { source: 'lidarRaster', entry: 'lidarBin', bindings: [[0, U], [11, U], [16, W], [17, W], [19, W]] },
   lidarSortTiles: { source: 'lidarRaster', entry: 'lidarSortTiles', bindings: [[11, U], [16, W], [17, W], [19, W]] },
   lidarTiles: { source: 'lidarRaster', entry: 'lidarTiles', bindings: [[0, U], [10, W], [11, U], [12, R], [13, W], [14, W], [15, W], [16, W], [17, W], [19, W]] },

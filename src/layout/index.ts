@@ -23,12 +23,13 @@ export const LIDAR_PARAMS = {
   SIZE: 64, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60,
 } as const;
 export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
+export const GRID_PARAMS = { SIZE: 32, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28 } as const;
 
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {
   Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
   PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
-  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, FrustumParams: FRUSTUM_PARAMS,
+  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, FrustumParams: FRUSTUM_PARAMS, GridParams: GRID_PARAMS,
 } as const;
 
 /**
