@@ -3,8 +3,8 @@
  * to end (validation, packing, upload, dispatch, readback) and, for rays, the kernel alone.
  */
 import type { BoxArray, RayArray } from '../../../src/index.ts';
-import { sharedGpu } from '../gpu.ts';
 import { timeClosestKernel } from './gpuKernel.ts';
+import { gpuVersion, movingAllPairs, uploaded } from './gpuScene.ts';
 import type { Implementation, KernelTiming } from './types.ts';
 
 export const gpuBrute: Implementation = {
@@ -12,16 +12,10 @@ export const gpuBrute: Implementation = {
   kind: 'gpu',
   bruteForce: true,
   device: 'gpu',
-
-  async version() {
-    return (await sharedGpu()).adapterName;
-  },
+  version: gpuVersion,
 
   async buildRays(boxes: BoxArray) {
-    const g = await sharedGpu();
-    const set = g.createBoxSet(boxes);
-    // The upload is queued; the scene is ready once the GPU has it.
-    await g.ctx.device.queue.onSubmittedWorkDone();
+    const { g, set } = await uploaded(boxes);
     return {
       origin: set.origin,
       closestHit: (rays: RayArray) => g.closestHit(set, rays, { accel: 'brute' }),
@@ -31,9 +25,7 @@ export const gpuBrute: Implementation = {
   },
 
   async pairs(boxes: BoxArray, pairs: Uint32Array) {
-    const g = await sharedGpu();
-    const set = g.createBoxSet(boxes);
-    await g.ctx.device.queue.onSubmittedWorkDone();
+    const { g, set } = await uploaded(boxes);
     return {
       origin: set.origin,
       run: () => g.obbPairs(set, pairs),
@@ -41,17 +33,5 @@ export const gpuBrute: Implementation = {
     };
   },
 
-  async moving(boxes: BoxArray) {
-    const g = await sharedGpu();
-    const set = g.createBoxSet(boxes);
-    await g.ctx.device.queue.onSubmittedWorkDone();
-    return {
-      origin: set.origin,
-      async frame(next: BoxArray) {
-        await set.set(next);
-        return (await g.allPairs(set, { accel: 'brute' })).pairs;
-      },
-      destroy: () => set.destroy(),
-    };
-  },
+  moving: (boxes: BoxArray) => movingAllPairs(boxes, 'brute'),
 };

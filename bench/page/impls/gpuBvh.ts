@@ -3,8 +3,9 @@
  * `build` rows), rays walking it, and all-pairs by the BVH broad phase with a rebuild per frame.
  */
 import type { BoxArray, RayArray } from '../../../src/index.ts';
-import { sharedGpu } from '../gpu.ts';
 import { timeClosestKernel } from './gpuKernel.ts';
+import { sharedGpu } from '../gpu.ts';
+import { gpuVersion, movingAllPairs } from './gpuScene.ts';
 import type { Implementation, KernelTiming } from './types.ts';
 
 export const gpuBvh: Implementation = {
@@ -12,12 +13,10 @@ export const gpuBvh: Implementation = {
   kind: 'gpu',
   bruteForce: false,
   device: 'gpu',
-
-  async version() {
-    return (await sharedGpu()).adapterName;
-  },
+  version: gpuVersion,
 
   async buildRays(boxes: BoxArray) {
+    // Upload and build queued together: the `build` row times both.
     const g = await sharedGpu();
     const set = g.createBoxSet(boxes);
     await g.buildBvh(set);
@@ -32,18 +31,6 @@ export const gpuBvh: Implementation = {
     };
   },
 
-  async moving(boxes: BoxArray) {
-    const g = await sharedGpu();
-    const set = g.createBoxSet(boxes);
-    await g.ctx.device.queue.onSubmittedWorkDone();
-    return {
-      origin: set.origin,
-      async frame(next: BoxArray) {
-        // set() replaces the boxes: the next BVH query rebuilds the tree (rebuild + query).
-        await set.set(next);
-        return (await g.allPairs(set, { accel: 'bvh' })).pairs;
-      },
-      destroy: () => set.destroy(),
-    };
-  },
+  // set() replaces the boxes: the next BVH query rebuilds the tree (rebuild + query).
+  moving: (boxes: BoxArray) => movingAllPairs(boxes, 'bvh'),
 };

@@ -3,7 +3,7 @@
  * `accel: 'grid'`): no tree to rebuild or refit. Serves the all-pairs workload only.
  */
 import type { BoxArray } from '../../../src/index.ts';
-import { sharedGpu } from '../gpu.ts';
+import { gpuVersion, movingAllPairs } from './gpuScene.ts';
 import type { Implementation } from './types.ts';
 
 export const gpuGrid: Implementation = {
@@ -11,22 +11,6 @@ export const gpuGrid: Implementation = {
   kind: 'gpu',
   bruteForce: false,
   device: 'gpu',
-
-  async version() {
-    return (await sharedGpu()).adapterName;
-  },
-
-  async moving(boxes: BoxArray) {
-    const g = await sharedGpu();
-    const set = g.createBoxSet(boxes);
-    await g.ctx.device.queue.onSubmittedWorkDone();
-    return {
-      origin: set.origin,
-      async frame(next: BoxArray) {
-        await set.set(next);
-        return (await g.allPairs(set, { accel: 'grid' })).pairs;
-      },
-      destroy: () => set.destroy(),
-    };
-  },
+  version: gpuVersion,
+  moving: (boxes: BoxArray) => movingAllPairs(boxes, 'grid'),
 };

@@ -5,7 +5,7 @@
  * workload's ray order (azimuth-major, bench/page/scenes.ts lidarRays).
  */
 import { linearElevations, type BoxArray, type RayArray } from '../../../src/index.ts';
-import { sharedGpu } from '../gpu.ts';
+import { gpuVersion, uploaded } from './gpuScene.ts';
 import { timeGpu } from '../measure.ts';
 import { LIDAR } from '../scenes.ts';
 import type { Implementation, KernelTiming } from './types.ts';
@@ -16,18 +16,14 @@ export const gpuRaster: Implementation = {
   bruteForce: false,
   device: 'gpu',
 
-  async version() {
-    return (await sharedGpu()).adapterName;
-  },
+  version: gpuVersion,
 
   async buildLidar(boxes: BoxArray, elevations: number, azimuths: number) {
-    const g = await sharedGpu();
-    const set = g.createBoxSet(boxes);
+    const { g, set } = await uploaded(boxes);
     const sensor = await g.createLidar({
       elevations: linearElevations(elevations, LIDAR.minElevationDeg, LIDAR.maxElevationDeg), azimuthSteps: azimuths, maxRange: LIDAR.maxDistance,
     }, { method: 'raster' });
     const pose = { origin: [0, 0, 0] as const };
-    await g.ctx.device.queue.onSubmittedWorkDone();
     const check = (rays: RayArray): void => {
       if (rays.count !== elevations * azimuths) {
         throw new Error(`gpu-raster answers whole sweeps only (${elevations * azimuths} rays, got ${rays.count})`);
