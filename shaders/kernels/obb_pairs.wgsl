@@ -115,6 +115,17 @@ fn obbCross(
   }
 }
 
+// A box's AABB for the pair broad phases (bvhPairs, gridPairs), grown by the SAT tolerance: two
+// boxes the SAT calls overlapping (gap <= tolerance) have AABBs no farther apart than that, so
+// the grown AABB of one meets the AABB of the other. (Face-only lists are never culled by AABBs:
+// the host runs them by brute force, since six axes can call boxes with disjoint AABBs
+// overlapping.)
+fn broadPhaseAabb(b: Obb) -> Aabb {
+  let box = obbAabb(b);
+  let grow = vec3f(max(params.tolerance, 0.0));
+  return Aabb(box.min - grow, box.max + grow);
+}
+
 // Appends (i, j) when the SAT says they overlap (with their contact when asked).
 fn testLeafPair(i: u32, a: Obb, aBox: Aabb, j: u32) {
   let b = boxesB[j];
@@ -151,7 +162,7 @@ fn bvhPairs(
   // A's box in B's frame (B's boxes and tree are relative to B's floating origin).
   var aInB = a;
   aInB.center -= params.offsetB;
-  let aBox = obbAabb(aInB);
+  let aBox = broadPhaseAabb(aInB);
   let selfPairs = (params.flags & PAIR_OPT_SELF) != 0u;
   if (params.countB == 1u) {
     if (!selfPairs) {
@@ -253,7 +264,7 @@ fn gridPairs(
   }
   let i = cellBoxes[k];
   let a = boxesA[i];
-  let aBox = obbAabb(a);
+  let aBox = broadPhaseAabb(a);
   let c = gridCoords(a.center);
   let dims = vec3i(grid.dims);
   for (var dz = -1; dz <= 1; dz++) {

@@ -71,10 +71,11 @@ interface GridBuild {
 
 /**
  * The grid of a set (its float64 boxes, in its floating-origin frame): cells at least 1 % wider
- * than the widest padded AABB (BVH_AABB_PAD, as obbAabb pads), at most 4 cells per box; undefined
+ * than the widest padded AABB (BVH_AABB_PAD, as obbAabb pads) plus twice the SAT tolerance (the
+ * broad phase grows the AABBs by it), at most 4 cells per box; undefined
  * when that grid would still need more than 2^24 cells.
  */
-export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number; dims: [number, number, number] } | undefined {
+export function gridOf(boxes: BoxArray, origin: Vec3, tolerance = 0): { lo: Vec3; cell: number; dims: [number, number, number] } | undefined {
   const d = boxes.data;
   const lo: [number, number, number] = [Infinity, Infinity, Infinity];
   const hi: [number, number, number] = [-Infinity, -Infinity, -Infinity];
@@ -95,7 +96,8 @@ export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number;
     return undefined;
   }
   // The margin covers the float32 rounding of the centres and of (p − lo) / cell.
-  let cell = Math.max(widest * 1.01, 1e-6 * (1 + far), 1e-30);
+  // Grown by the SAT tolerance, as broadPhaseAabb grows the AABBs.
+  let cell = Math.max(widest * 1.01 + 2 * Math.max(tolerance, 0), 1e-6 * (1 + far), 1e-30);
   const dimsOf = (c: number): [number, number, number] => [0, 1, 2].map((k) => Math.floor((hi[k]! - lo[k]!) / c) + 1) as [number, number, number];
   let dims = dimsOf(cell);
   while (dims[0] * dims[1] * dims[2] > 4 * boxes.count + 64) {
@@ -170,8 +172,8 @@ export class PairQueries {
   }
 
   /** Bins `set` into its grid on the GPU (counts, scan, scatter); undefined when it has no sane grid. */
-  private async buildGrid(set: BoxSet): Promise<GridBuild | undefined> {
-    const g = gridOf(set.boxes, set.origin);
+  private async buildGrid(set: BoxSet, tolerance: number): Promise<GridBuild | undefined> {
+    const g = gridOf(set.boxes, set.origin, tolerance);
     if (!g) {
       return undefined;
     }
@@ -381,9 +383,12 @@ export class PairQueries {
           ? { pairs: new Uint32Array(0), count: 0, runs: 0, gap: new Float32Array(0), axis: new Uint8Array(0), bvh: false }
           : { pairs: new Uint32Array(0), count: 0, runs: 0, bvh: false };
       }
-      // The grid when asked for and the set has a sane one; else the tree when given.
-      const grid = self && options.grid ? await this.buildGrid(a) : undefined;
-      let bvh = !grid && tree ? await tree() : undefined;
+      // The grid when asked for and the set has a sane one; else the tree when given. Face-only
+      // lists go by brute force: six axes can call boxes with disjoint AABBs overlapping, so no
+      // AABB broad phase may cull them.
+      const culled = !(options.faceOnly ?? false);
+      const grid = culled && self && options.grid ? await this.buildGrid(a, tolerance) : undefined;
+      let bvh = culled && !grid && tree ? await tree() : undefined;
       try {
         const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
         // As in allHits: a first guess that fits one binding, then exactly the count, or a

@@ -18,9 +18,10 @@ import type { SatOptions } from './query/obbObbSat.ts';
 import { makeSatScratch, obbObbSatAt } from './query/obbObbSat.ts';
 import { makeRayObbScratch, rayObbAt } from './query/rayObb.ts';
 import type { AllHits, ClosestHits, RaycastOptions } from './raycast.ts';
+import { allPairs, obbCross } from './pairs.ts';
 
-/** Padded AABBs of every box, 6 numbers each (min xyz, max xyz). */
-export function paddedAabbs(boxes: BoxArray, relPad = 1e-7): Float64Array {
+/** Padded AABBs of every box, 6 numbers each (min xyz, max xyz); `absPad` is added to the pad. */
+export function paddedAabbs(boxes: BoxArray, relPad = 1e-7, absPad = 1e-12): Float64Array {
   const out = new Float64Array(boxes.count * 6);
   const d = boxes.data;
   for (let b = 0; b < boxes.count; b++) {
@@ -30,7 +31,7 @@ export function paddedAabbs(boxes: BoxArray, relPad = 1e-7): Float64Array {
         d[o + BOX_F64.HALF + 1]! * Math.abs(d[o + BOX_F64.V + k]!) +
         d[o + BOX_F64.HALF + 2]! * Math.abs(d[o + BOX_F64.W + k]!);
       const c = d[o + k]!;
-      const pad = relPad * (e + Math.abs(c)) + 1e-12;
+      const pad = relPad * (e + Math.abs(c)) + absPad;
       out[6 * b + k] = c - e - pad;
       out[6 * b + 3 + k] = c + e + pad;
     }
@@ -260,18 +261,23 @@ export function allHitsGrid(boxes: BoxArray, rays: RayArray, options: RaycastOpt
 
 /**
  * Exactly `allPairs` (or `obbCross(a, b)` when `b` is given): SAT on the AABB-overlapping
- * candidates of a sort-and-sweep.
+ * candidates of a sort-and-sweep, the AABBs grown by half the tolerance each (boxes within the
+ * tolerance count as overlapping). Face-only lists are `allPairs` / `obbCross` themselves: six
+ * axes can call boxes with disjoint AABBs overlapping, so no AABB sweep may cull them.
  *
  * @example
  * allPairsSweep(boxes) // equal to allPairs(boxes)
  */
 export function allPairsSweep(a: BoxArray, options: SatOptions = {}, b?: BoxArray): Uint32Array {
   const tol = options.tolerance ?? SAT_TOLERANCE;
-  const faceOnly = options.faceOnly ?? false;
+  if (options.faceOnly) {
+    return b === undefined ? allPairs(a, options) : obbCross(a, b, options);
+  }
   const self = b === undefined;
   const setB = b ?? a;
-  const aa = paddedAabbs(a);
-  const bb = self ? aa : paddedAabbs(setB);
+  const pad = 1e-12 + Math.max(tol, 0) / 2;
+  const aa = paddedAabbs(a, 1e-7, pad);
+  const bb = self ? aa : paddedAabbs(setB, 1e-7, pad);
   // Events on x: every box of A and of B, sorted by min x.
   type Item = { set: 0 | 1; i: number; lo: number };
   const items: Item[] = [];
@@ -303,7 +309,7 @@ export function allPairsSweep(a: BoxArray, options: SatOptions = {}, b?: BoxArra
         continue;
       }
       const [ia, ib] = self ? [Math.min(x.i, it.i), Math.max(x.i, it.i)] : x.set === 0 ? [x.i, it.i] : [it.i, x.i];
-      if (overlaps(aa, ia, bb, ib) && obbObbSatAt(a.data, ia, setB.data, ib, faceOnly, s) <= tol) {
+      if (overlaps(aa, ia, bb, ib) && obbObbSatAt(a.data, ia, setB.data, ib, false, s) <= tol) {
         out.push([ia, ib]);
       }
     }

@@ -9,15 +9,21 @@ import { BVH_AABB_PAD } from '../../src/constants.ts';
 import { BOX_F64, type BoxArray, type Vec3 } from '../../src/core/types.ts';
 import { gridOf } from '../../src/gpu/PairQueries.ts';
 import { mulberry32, randomBoxes } from '../../src/scenes/generate.ts';
+import { paddedAabbs } from '../../src/reference/accel.ts';
 
+/** The widest AABB as the GPU pads it (BVH_AABB_PAD of the set-frame |centre| and extent). */
 function widestPaddedAabb(boxes: BoxArray, origin: Vec3): number {
-  let widest = 0;
-  for (let o = 0; o < boxes.count * BOX_F64.STRIDE; o += BOX_F64.STRIDE) {
+  const rebased = Float64Array.from(boxes.data);
+  for (let o = 0; o < rebased.length; o += BOX_F64.STRIDE) {
     for (let k = 0; k < 3; k++) {
-      const d = boxes.data;
-      const e = Math.abs(d[o + BOX_F64.U + k]!) * d[o + BOX_F64.HALF]! + Math.abs(d[o + BOX_F64.V + k]!) * d[o + BOX_F64.HALF + 1]!
-        + Math.abs(d[o + BOX_F64.W + k]!) * d[o + BOX_F64.HALF + 2]!;
-      widest = Math.max(widest, 2 * (e + BVH_AABB_PAD * (e + Math.abs(d[o + k]! - origin[k]!))));
+      rebased[o + k]! -= origin[k]!;
+    }
+  }
+  const aabbs = paddedAabbs({ count: boxes.count, data: rebased }, BVH_AABB_PAD, 0);
+  let widest = 0;
+  for (let i = 0; i < aabbs.length; i += 6) {
+    for (let k = 0; k < 3; k++) {
+      widest = Math.max(widest, aabbs[i + 3 + k]! - aabbs[i + k]!);
     }
   }
   return widest;
@@ -37,7 +43,9 @@ describe('gridOf (all-pairs grid)', () => {
     const origin: Vec3 = [boxes.data[0]!, boxes.data[1]!, boxes.data[2]!];
     const g = gridOf(boxes, origin)!;
     expect(g).toBeDefined();
-    expect(g.cell).toBeGreaterThanOrEqual(1.01 * widestPaddedAabb(boxes, origin));
+    expect(g.cell).toBeGreaterThanOrEqual(1.01 * widestPaddedAabb(boxes, origin) * (1 - 1e-12)); // 1e-12: rounding of the rebased copy
+    // Grown by twice the tolerance for the broad phase's tolerance growth.
+    expect(gridOf(boxes, origin, 0.5)!.cell).toBeGreaterThanOrEqual(widestPaddedAabb(boxes, origin) + 1);
     const cells = g.dims[0] * g.dims[1] * g.dims[2];
     // The coarsening loop stops at 4n + 64 cells; one spare cell per axis at most doubles each.
     expect(cells).toBeLessThanOrEqual(8 * (4 * boxes.count + 64));

@@ -79,6 +79,15 @@ describe('BVH pairs', () => {
     expectClean(r.contacts);
   });
 
+  it('a SAT tolerance larger than the AABB padding reaches every all-pairs path (brute, BVH, grid, sweep)', async () => {
+    // 1,500 pairs of cubes 0.05 apart, tolerance 0.1: every pair overlaps by the tolerance.
+    const r = await gpu.call<Record<string, number[]>>('bvhQueries', 'pairsWithinTolerance', 1500);
+    expect(r['reference']!.length).toBe(2 * 1500);
+    for (const path of ['brute', 'bvh', 'grid', 'sweep']) {
+      expect(r[path], path).toEqual(r['reference']);
+    }
+  });
+
   it('two sets with different origins through a tree over B (seed 26)', async () => {
     const r = await gpu.call<{ summary: ComparisonSummary; count: number; bvh: boolean }>('bvhQueries', 'cross', 5000, 4000, 26);
     expect(r.bvh).toBe(true);

@@ -4,7 +4,7 @@
  * brute-force path, through the comparator.
  */
 import {
-  BOX_F64, adversarialRayGroups, allHitsGrid, allPairsSweep, anyHitGrid, closestHitGrid,
+  BOX_F64, adversarialRayGroups, allHitsGrid, allPairs as refAllPairs, allPairsSweep, anyHitGrid, closestHitGrid,
   compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32,
   randomBoxes, randomRays, type BoxArray, type RaycastOptions,
 } from '../../../../src/index.ts';
@@ -184,6 +184,32 @@ export async function cross(nA: number, nB: number, seed: number) {
     } finally {
       setA.destroy();
       setB.destroy();
+    }
+  });
+}
+
+/**
+ * A custom SAT tolerance through every all-pairs path: pairs of small boxes near the origin
+ * whose gaps (0.05) are under the tolerance (0.1) but over any AABB padding.
+ */
+export async function pairsWithinTolerance(n: number) {
+  return scoped(async (gpu) => {
+    const inputs = Array.from({ length: 2 * n }, (_, k) => ({
+      center: [Math.floor(k / 2) * 3 + (k % 2) * 0.25, 0, 0] as [number, number, number],
+      halfExtents: [0.1, 0.1, 0.1] as [number, number, number],
+      axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] as [[number, number, number], [number, number, number], [number, number, number]],
+    }));
+    const set = gpu.createBoxSet(inputs);
+    try {
+      const out: Record<string, number[]> = {};
+      for (const accel of ['brute', 'bvh', 'grid'] as const) {
+        out[accel] = Array.from((await gpu.allPairs(set, { accel, tolerance: 0.1 })).pairs);
+      }
+      out['sweep'] = Array.from(allPairsSweep(set.boxes, { tolerance: 0.1 }));
+      out['reference'] = Array.from(refAllPairs(set.boxes, { tolerance: 0.1 }));
+      return out;
+    } finally {
+      set.destroy();
     }
   });
 }
