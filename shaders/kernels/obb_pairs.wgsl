@@ -199,20 +199,44 @@ fn bvhPairs(
 }
 
 // ---------------------------------------------------------------------------------------------
-// All pairs within one set through a uniform grid (PairQueries, `grid`): cells at least as wide
-// as the widest padded box AABB (plus a margin), so two boxes whose AABBs overlap have centres
-// in the same or adjacent cells. gridCount bins each box by its centre, the host scans the
-// counts into cell starts, gridScatter lists the boxes cell by cell, and gridPairs runs each box
-// (in cell order: neighbouring invocations read the same cells) against the boxes of its 27
-// cells with a larger index: the same leaf test as bvhPairs (AABB, then the 15-axis SAT), each
-// pair once. Bindings: 11 grid: GridParams; 12 cellOf: array<u32>; 13 cellCounters:
-// array<atomic<u32>> (counts scanned into starts in [0, cells), fill counters in [cells, 2 cells));
-// 14 cellBoxes: array<u32>.
+// All pairs within one set through a uniform grid (PairQueries, `grid`), in two phases. The SAT
+// runs over a compacted candidate list, not inside the broad phase's loops: there, an invocation
+// that needs the SAT holds up the others of its SIMD group or warp for the whole test (measured
+// on SwiftShader: 15x slower than the same tests listed).
+//
+// gridCount bins each box by its centre, the host scans the counts into cell starts, and
+// gridScatter writes each box's index and AABB into cellItems cell by cell (cells in x-fastest
+// order, so a row of cells along x is one contiguous range of items). gridPairs runs item k
+// against the items m > k whose centres can lie within its AABB: a box whose AABB meets box A's
+// (grown by the tolerance) has its centre within A's grown AABB widened by the box's own half
+// extent, which `reach` bounds (the host sets it from the widest padded AABB, with a margin for
+// the float32 rounding of centres and bounds). The cells of that widened AABB are a block of
+// rows, each a contiguous range of items; cell coordinates are monotone in position, so clamping
+// and flooring never lose a box. Each pair is met once (by its item of lower position); pairs
+// whose AABBs overlap are appended to `candidates` as (min, max) of the two indices, counted
+// past the list's capacity so the host can re-run with the exact size. gridNarrowArgs turns the
+// count into indirect dispatch arguments, and gridNarrow runs the 15-axis SAT on each candidate
+// and appends the overlapping ones as testLeafPair does.
+//
+// Bindings: 11 grid: GridParams; 12 cellOf: array<u32>; 13 cellCounters: array<atomic<u32>>
+// (counts scanned into starts in [0, cells), fill counters in [cells, 2 cells)); 14 cellItems:
+// array<GridItem>; 15 candidates: array<vec2u>; 16 candidateCount: atomic<u32>; 17 narrowArgs:
+// array<u32, 3> (indirect dispatch arguments).
+
+struct GridItem {
+  lo: vec3f,
+  index: u32,
+  hi: vec3f,
+  pad: u32,
+}
 
 @group(0) @binding(11) var<uniform> grid: GridParams;
 @group(0) @binding(12) var<storage, read_write> cellOf: array<u32>;
 @group(0) @binding(13) var<storage, read_write> cellCounters: array<atomic<u32>>;
-@group(0) @binding(14) var<storage, read_write> cellBoxes: array<u32>;
+@group(0) @binding(14) var<storage, read_write> cellItems: array<GridItem>;
+@group(0) @binding(15) var<storage, read_write> candidates: array<vec2u>;
+@group(0) @binding(16) var<storage, read_write> candidateCount: atomic<u32>;
+@group(0) @binding(17) var<storage, read_write> narrowArgs: array<u32, 3>;
 
 fn gridCoords(p: vec3f) -> vec3i {
   let q = floor((p - grid.lo) * grid.invCell);
@@ -249,7 +273,8 @@ fn gridScatter(
     return;
   }
   let cell = cellOf[i];
-  cellBoxes[atomicLoad(&cellCounters[cell]) + atomicAdd(&cellCounters[grid.cells + cell], 1u)] = i;
+  let box = obbAabb(boxesA[i]);
+  cellItems[atomicLoad(&cellCounters[cell]) + atomicAdd(&cellCounters[grid.cells + cell], 1u)] = GridItem(box.min, i, box.max, 0u);
 }
 
 @compute @workgroup_size(WG)
@@ -262,27 +287,59 @@ fn gridPairs(
   if (k >= params.countA) {
     return;
   }
-  let i = cellBoxes[k];
-  let a = boxesA[i];
-  let aBox = broadPhaseAabb(a);
-  let c = gridCoords(a.center);
-  let dims = vec3i(grid.dims);
-  for (var dz = -1; dz <= 1; dz++) {
-    for (var dy = -1; dy <= 1; dy++) {
-      for (var dx = -1; dx <= 1; dx++) {
-        let n = c + vec3i(dx, dy, dz);
-        if (any(n < vec3i(0)) || any(n >= dims)) {
-          continue;
-        }
-        let cell = gridCell(n);
-        let start = atomicLoad(&cellCounters[cell]);
-        let end = start + atomicLoad(&cellCounters[grid.cells + cell]);
-        for (var m = start; m < end; m++) {
-          let j = cellBoxes[m];
-          if (j > i) {
-            testLeafPair(i, a, aBox, j);
+  let me = cellItems[k];
+  let grow = vec3f(max(params.tolerance, 0.0));
+  let aBox = Aabb(me.lo - grow, me.hi + grow);
+  let c0 = gridCoords(aBox.min - vec3f(grid.reach));
+  let c1 = gridCoords(aBox.max + vec3f(grid.reach));
+  for (var z = c0.z; z <= c1.z; z++) {
+    for (var y = c0.y; y <= c1.y; y++) {
+      let last = gridCell(vec3i(c1.x, y, z));
+      let end = atomicLoad(&cellCounters[last]) + atomicLoad(&cellCounters[grid.cells + last]);
+      for (var m = max(atomicLoad(&cellCounters[gridCell(vec3i(c0.x, y, z))]), k + 1u); m < end; m++) {
+        let other = cellItems[m];
+        if (aabbOverlap(aBox, other.lo, other.hi)) {
+          let slot = atomicAdd(&candidateCount, 1u);
+          if (slot < grid.capacity) {
+            candidates[slot] = vec2u(min(me.index, other.index), max(me.index, other.index));
           }
         }
+      }
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn gridNarrowArgs(@builtin(global_invocation_id) gid: vec3u) {
+  if (gid.x != 0u) {
+    return;
+  }
+  // Workgroups for min(count, capacity) invocations, x at most 65,535 (as dispatchGrid).
+  let groups = (min(atomicLoad(&candidateCount), grid.capacity) + WG - 1u) / WG;
+  let x = min(groups, 65535u);
+  narrowArgs[0] = x;
+  narrowArgs[1] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
+  narrowArgs[2] = 1u;
+}
+
+@compute @workgroup_size(WG)
+fn gridNarrow(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let k = invocationIndex(lid, wid, nwg);
+  if (k >= min(atomicLoad(&candidateCount), grid.capacity)) {
+    return;
+  }
+  let p = candidates[k];
+  let res = pairResult(satOf(boxesA[p.x], boxesA[p.y]));
+  if (res.overlap == 1u) {
+    let slot = atomicAdd(&counter, 1u);
+    if (slot < params.capacity) {
+      pairsOut[slot] = p;
+      if ((params.flags & PAIR_OPT_CONTACTS) != 0u) {
+        contacts[slot] = res;
       }
     }
   }

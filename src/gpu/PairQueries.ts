@@ -19,7 +19,7 @@ import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
 import { checkBoxRange, checkCapacity, checkSet } from './inputs.ts';
 import { dispatchGrid, getKernel, type KernelName } from './pipelines.ts';
-import { dispatch } from '../bvh/encode.ts';
+import { dispatch, dispatchIndirect } from '../bvh/encode.ts';
 
 /** Per-pair SAT results read back from the GPU. */
 export interface GpuPairResults extends PairResults {
@@ -53,8 +53,9 @@ export interface PairListOptions extends SatOptions {
    */
   readonly tree?: (() => Promise<Bvh | undefined>) | undefined;
   /**
-   * All pairs within one set: bin the boxes into a uniform grid as wide as the widest box (at most
-   * about 4 cells per box) and test each against its 27 cells (gridPairs in obb_pairs.wgsl).
+   * All pairs within one set: bin the boxes by centre into a uniform grid (cells of about one box,
+   * at most 4 per box) and test each against the boxes whose centres lie within its AABB widened
+   * by half the widest box (gridPairs in obb_pairs.wgsl).
    * Built per query, no tree; `tree`, when given, answers a set with no grid (empty, or one that
    * would need over 2^24 cells).
    */
@@ -66,45 +67,70 @@ interface GridBuild {
   readonly params: GPUBuffer;
   readonly cellOf: GPUBuffer;
   readonly counters: GPUBuffer;
-  readonly boxes: GPUBuffer;
+  readonly items: GPUBuffer;
+  /** The candidate list (box pairs whose AABBs overlap) and its length in pairs. */
+  candidates: GPUBuffer;
+  capacity: number;
+  readonly candidateCount: GPUBuffer;
+  readonly narrowArgs: GPUBuffer;
 }
 
+/** Bytes of a GridItem (obb_pairs.wgsl): AABB min, box index, AABB max, padding. */
+const GRID_ITEM_SIZE = 32;
+
 /**
- * The grid of a set (its float64 boxes, in its floating-origin frame): cells at least 1 % wider
- * than the widest padded AABB (BVH_AABB_PAD, as obbAabb pads) plus twice the SAT tolerance (the
- * broad phase grows the AABBs by it), at most 4 cells per box; undefined
- * when that grid would still need more than 2^24 cells.
+ * The grid of a set (its float64 boxes, in its floating-origin frame) for gridPairs: cells of
+ * about one box each (the centres' bounds, widened by the widest box, over the box count), never
+ * narrower than half the reach (so a box's search region spans a few cells per axis) nor than the
+ * float32 resolution of the centres, at most 4 cells per box; `reach` is half the widest padded
+ * AABB (BVH_AABB_PAD, as obbAabb pads) with 1 % and an absolute margin for float32 rounding: a
+ * box whose AABB meets another's has its centre within that AABB widened by `reach`. Undefined
+ * when the set is empty or the grid would still need more than 2^24 cells.
  */
-export function gridOf(boxes: BoxArray, origin: Vec3, tolerance = 0): { lo: Vec3; cell: number; dims: [number, number, number] } | undefined {
+export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number; reach: number; dims: [number, number, number] } | undefined {
   const d = boxes.data;
-  const lo: [number, number, number] = [Infinity, Infinity, Infinity];
-  const hi: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  const [ox, oy, oz] = origin;
+  let loX = Infinity, loY = Infinity, loZ = Infinity;
+  let hiX = -Infinity, hiY = -Infinity, hiZ = -Infinity;
   let widest = 0;
   let far = 0;
-  for (let i = 0, o = 0; i < boxes.count; i++, o += BOX_F64.STRIDE) {
-    for (let k = 0; k < 3; k++) {
-      const c = d[o + k]! - origin[k]!;
-      const e = Math.abs(d[o + BOX_F64.U + k]!) * d[o + BOX_F64.HALF]! + Math.abs(d[o + BOX_F64.V + k]!) * d[o + BOX_F64.HALF + 1]!
-        + Math.abs(d[o + BOX_F64.W + k]!) * d[o + BOX_F64.HALF + 2]!;
-      widest = Math.max(widest, 2 * (e + BVH_AABB_PAD * (e + Math.abs(c))));
-      far = Math.max(far, Math.abs(c));
-      lo[k] = Math.min(lo[k]!, c);
-      hi[k] = Math.max(hi[k]!, c);
-    }
+  const { U, V, W, HALF } = BOX_F64;
+  for (let o = 0; o < boxes.count * BOX_F64.STRIDE; o += BOX_F64.STRIDE) {
+    const cx = d[o]! - ox, cy = d[o + 1]! - oy, cz = d[o + 2]! - oz;
+    const hx = d[o + HALF]!, hy = d[o + HALF + 1]!, hz = d[o + HALF + 2]!;
+    const ex = Math.abs(d[o + U]!) * hx + Math.abs(d[o + V]!) * hy + Math.abs(d[o + W]!) * hz;
+    const ey = Math.abs(d[o + U + 1]!) * hx + Math.abs(d[o + V + 1]!) * hy + Math.abs(d[o + W + 1]!) * hz;
+    const ez = Math.abs(d[o + U + 2]!) * hx + Math.abs(d[o + V + 2]!) * hy + Math.abs(d[o + W + 2]!) * hz;
+    const ax = Math.abs(cx), ay = Math.abs(cy), az = Math.abs(cz);
+    // The padded AABB's width on each axis (obbAabb pads by BVH_AABB_PAD of extent + |centre|).
+    widest = Math.max(widest, 2 * (ex + BVH_AABB_PAD * (ex + ax)), 2 * (ey + BVH_AABB_PAD * (ey + ay)), 2 * (ez + BVH_AABB_PAD * (ez + az)));
+    far = Math.max(far, ax, ay, az);
+    loX = cx < loX ? cx : loX;
+    loY = cy < loY ? cy : loY;
+    loZ = cz < loZ ? cz : loZ;
+    hiX = cx > hiX ? cx : hiX;
+    hiY = cy > hiY ? cy : hiY;
+    hiZ = cz > hiZ ? cz : hiZ;
   }
+  const lo = [loX, loY, loZ] as const;
+  const hi = [hiX, hiY, hiZ] as const;
   if (boxes.count === 0) {
     return undefined;
   }
-  // The margin covers the float32 rounding of the centres and of (p − lo) / cell.
-  // Grown by the SAT tolerance, as broadPhaseAabb grows the AABBs.
-  let cell = Math.max(widest * 1.01 + 2 * Math.max(tolerance, 0), 1e-6 * (1 + far), 1e-30);
+  // The margin covers the float32 rounding of centres, AABBs and (p − lo) / cell.
+  const resolution = 1e-6 * (1 + far);
+  const reach = 0.5 * widest * 1.01 + resolution + 1e-30;
+  const volume = (hi[0] - lo[0] + widest) * (hi[1] - lo[1] + widest) * (hi[2] - lo[2] + widest);
+  let cell = Math.max(Math.cbrt(volume / boxes.count), 0.5 * reach, resolution, 1e-30);
   const dimsOf = (c: number): [number, number, number] => [0, 1, 2].map((k) => Math.floor((hi[k]! - lo[k]!) / c) + 1) as [number, number, number];
   let dims = dimsOf(cell);
   while (dims[0] * dims[1] * dims[2] > 4 * boxes.count + 64) {
     cell *= 1.25;
     dims = dimsOf(cell);
   }
-  return dims[0] * dims[1] * dims[2] <= 2 ** 24 ? { lo: [lo[0] - 0.5 * cell, lo[1] - 0.5 * cell, lo[2] - 0.5 * cell], cell, dims: [dims[0] + 1, dims[1] + 1, dims[2] + 1] } : undefined;
+  return dims[0] * dims[1] * dims[2] <= 2 ** 24
+    ? { lo: [lo[0] - 0.5 * cell, lo[1] - 0.5 * cell, lo[2] - 0.5 * cell], cell, reach, dims: [dims[0] + 1, dims[1] + 1, dims[2] + 1] }
+    : undefined;
 }
 
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
@@ -172,8 +198,8 @@ export class PairQueries {
   }
 
   /** Bins `set` into its grid on the GPU (counts, scan, scatter); undefined when it has no sane grid. */
-  private async buildGrid(set: BoxSet, tolerance: number): Promise<GridBuild | undefined> {
-    const g = gridOf(set.boxes, set.origin, tolerance);
+  private async buildGrid(set: BoxSet, capacity?: number): Promise<GridBuild | undefined> {
+    const g = gridOf(set.boxes, set.origin);
     if (!g) {
       return undefined;
     }
@@ -189,11 +215,20 @@ export class PairQueries {
     f[GRID_PARAMS.INV_CELL / 4] = 1 / g.cell;
     u.set(g.dims, GRID_PARAMS.DIMS / 4);
     u[GRID_PARAMS.CELLS / 4] = cells;
+    f[GRID_PARAMS.REACH / 4] = g.reach;
+    // Candidates: the list's capacity when the caller gave one, else a first guess of 8 per box
+    // (about 3 in the benchmark's moving scene); then exactly the count (growCandidates).
+    const candidates = capacity ?? Math.max(1024, Math.min(8 * set.count, Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 8)));
+    u[GRID_PARAMS.CAPACITY / 4] = candidates;
     const build: GridBuild = {
       params: this.pool.acquire(GRID_PARAMS.SIZE, UNIFORM, 'grid-params'),
       cellOf: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-cell-of'),
       counters: this.pool.acquire(cells * 8, STORAGE_OUT, 'grid-counters'),
-      boxes: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-boxes'),
+      items: this.pool.acquire(set.count * GRID_ITEM_SIZE, STORAGE_OUT, 'grid-items'),
+      candidates: this.pool.acquire(candidates * 8, STORAGE_OUT, 'grid-candidates'),
+      capacity: candidates,
+      candidateCount: this.pool.acquire(4, STORAGE_OUT, 'grid-candidate-count'),
+      narrowArgs: this.pool.acquire(12, BufferUsage.STORAGE | BufferUsage.INDIRECT, 'grid-narrow-args'),
     };
     this.ctx.device.queue.writeBuffer(build.params, 0, bytes);
     const pairParams = this.params({ tolerance: 0, countA: set.count, countB: set.count, pairCount: 0, flags: 0, capacity: 0 });
@@ -204,7 +239,7 @@ export class PairQueries {
       const pass = enc.beginComputePass({ label: `${this.ctx.label}:grid` });
       dispatch(this.ctx.device, pass, count, { 0: pairParams, 1: set.buffer, 11: build.params, 12: build.cellOf, 13: build.counters }, Math.ceil(set.count / count.workgroupSize), 'obb:grid-count');
       await this.gridScan.encode(pass, build.counters, cells);
-      dispatch(this.ctx.device, pass, scatter, { 0: pairParams, 11: build.params, 12: build.cellOf, 13: build.counters, 14: build.boxes }, Math.ceil(set.count / scatter.workgroupSize), 'obb:grid-scatter');
+      dispatch(this.ctx.device, pass, scatter, { 0: pairParams, 1: set.buffer, 11: build.params, 12: build.cellOf, 13: build.counters, 14: build.items }, Math.ceil(set.count / scatter.workgroupSize), 'obb:grid-scatter');
       pass.end();
       await this.ctx.scoped(`grid of ${set.count} boxes (${cells} cells)`, () => this.ctx.device.queue.submit([enc.finish()]));
     } finally {
@@ -213,9 +248,40 @@ export class PairQueries {
     return build;
   }
 
+  /**
+   * One run of the grid's two phases on `a` (bindings: the pair params, boxes, output list,
+   * counter and contacts): candidates by gridPairs, then the SAT on each by gridNarrow, sized on
+   * the GPU. Returns the candidate count, which may exceed the list (`grid.capacity`).
+   */
+  private async gridRun(grid: GridBuild, a: BoxSet, out: Record<number, GPUBuffer>): Promise<number> {
+    const device = this.ctx.device;
+    const [broad, args, narrow] = await Promise.all((['gridPairs', 'gridNarrowArgs', 'gridNarrow'] as const).map((k) => getKernel(device, k, this.workgroupSize)));
+    await this.ctx.scoped(`gridPairs (${a.count} boxes, ${grid.capacity} candidates)`, () => {
+      const enc = device.createCommandEncoder({ label: `${this.ctx.label}:grid-pairs` });
+      enc.clearBuffer(grid.candidateCount);
+      const pass = enc.beginComputePass({ label: `${this.ctx.label}:grid-pairs` });
+      const g = { 11: grid.params, 15: grid.candidates, 16: grid.candidateCount };
+      dispatch(device, pass, broad!, { 0: out[0]!, 13: grid.counters, 14: grid.items, ...g }, Math.ceil(a.count / broad!.workgroupSize), 'obb:grid-pairs');
+      dispatch(device, pass, args!, { 11: grid.params, 16: grid.candidateCount, 17: grid.narrowArgs }, 1, 'obb:grid-narrow-args');
+      dispatchIndirect(device, pass, narrow!, { ...out, ...g }, grid.narrowArgs, 0, 'obb:grid-narrow');
+      pass.end();
+      device.queue.submit([enc.finish()]);
+    });
+    return new Uint32Array(await this.ctx.readback(grid.candidateCount, 4, 0, 'gridPairs'))[0]!;
+  }
+
+  /** Regrows the grid's candidate list to `count` pairs (a CapacityError when one binding cannot hold them). */
+  private growCandidates(grid: GridBuild, count: number): void {
+    this.ctx.assertBindingFits('grid candidate list', count * 8);
+    this.pool.release(grid.candidates);
+    grid.candidates = this.pool.acquire(count * 8, STORAGE_OUT, 'grid-candidates');
+    grid.capacity = count;
+    this.ctx.device.queue.writeBuffer(grid.params, GRID_PARAMS.CAPACITY, new Uint32Array([count]));
+  }
+
   private releaseGrid(g: GridBuild | undefined): void {
     if (g) {
-      for (const b of [g.params, g.cellOf, g.counters, g.boxes]) {
+      for (const b of [g.params, g.cellOf, g.counters, g.items, g.candidates, g.candidateCount, g.narrowArgs]) {
         this.pool.release(b);
       }
     }
@@ -387,7 +453,7 @@ export class PairQueries {
       // lists go by brute force: six axes can call boxes with disjoint AABBs overlapping, so no
       // AABB broad phase may cull them.
       const culled = !(options.faceOnly ?? false);
-      const grid = culled && self && options.grid ? await this.buildGrid(a, tolerance) : undefined;
+      const grid = culled && self && options.grid ? await this.buildGrid(a, options.capacity) : undefined;
       let bvh = culled && !grid && tree ? await tree() : undefined;
       try {
         const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
@@ -407,14 +473,21 @@ export class PairQueries {
           const contactBuffer = bvh || grid ? this.pool.acquire(contacts ? capacity * PAIR_RESULT.SIZE : 16, STORAGE_OUT, 'pair-contacts') : undefined;
           try {
             this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
-            const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
-            if (bvh && overflow && contactBuffer) {
-              this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
-              Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer, 10: bvh.leafOrder });
-            } else if (grid && contactBuffer) {
-              Object.assign(bindings, { 9: contactBuffer, 11: grid.params, 13: grid.counters, 14: grid.boxes });
+            if (grid && contactBuffer) {
+              const candidates = await this.gridRun(grid, a, { 0: params, 1: a.buffer, 5: list, 6: counter, 9: contactBuffer });
+              if (candidates > grid.capacity) {
+                // The candidate list overflowed: again with exactly its size (the same boxes).
+                this.growCandidates(grid, candidates);
+                continue;
+              }
+            } else {
+              const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
+              if (bvh && overflow && contactBuffer) {
+                this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
+                Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer, 10: bvh.leafOrder });
+              }
+              await this.dispatch(op, a.count, bindings);
             }
-            await this.dispatch(op, a.count, bindings);
             // A BVH walk that overflowed its stack (never expected: the stack holds the tree's
             // height bound) makes the list suspect: answer by brute force, same data, same turn.
             if (overflow && new Uint32Array(await this.ctx.readback(overflow, 4, 0, op))[0]! > 0) {
@@ -426,11 +499,7 @@ export class PairQueries {
             if (total <= capacity) {
               const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, op));
               const order = pairOrder(raw);
-              const pairs = new Uint32Array(raw.length);
-              order.forEach((k, i) => {
-                pairs[2 * i] = raw[2 * k]!;
-                pairs[2 * i + 1] = raw[2 * k + 1]!;
-              });
+              const pairs = permuted(raw, order);
               if (!contacts) {
                 return { pairs, count: total, runs, bvh: bvh !== undefined, grid: grid !== undefined };
               }
@@ -487,19 +556,55 @@ export class PairQueries {
 }
 
 /** The order that sorts a flat pair list by i, then j. */
-function pairOrder(flat: Uint32Array): number[] {
-  const order = Array.from({ length: flat.length / 2 }, (_, k) => k);
-  order.sort((x, y) => flat[2 * x]! - flat[2 * y]! || flat[2 * x + 1]! - flat[2 * y + 1]!);
-  return order;
+/**
+ * The order that sorts a flat pair list by i, then j: two stable counting sorts (by j, then by
+ * i), O(pairs + largest index) whatever the list holds.
+ */
+function pairOrder(flat: Uint32Array): Uint32Array {
+  const n = flat.length / 2;
+  let max = 0;
+  for (let k = 0; k < flat.length; k++) {
+    if (flat[k]! > max) {
+      max = flat[k]!;
+    }
+  }
+  const identity = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    identity[k] = k;
+  }
+  return countingOrder(flat, 0, countingOrder(flat, 1, identity, max + 1), max + 1);
+}
+
+/** `order` stably sorted by flat[2k + side]. */
+function countingOrder(flat: Uint32Array, side: 0 | 1, order: Uint32Array, buckets: number): Uint32Array {
+  const start = new Uint32Array(buckets + 1);
+  for (let k = 0; k < flat.length; k += 2) {
+    start[flat[k + side]! + 1]!++;
+  }
+  for (let b = 0; b < buckets; b++) {
+    start[b + 1]! += start[b]!;
+  }
+  const out = new Uint32Array(order.length);
+  for (let x = 0; x < order.length; x++) {
+    const k = order[x]!;
+    out[start[flat[2 * k + side]!]!++] = k;
+  }
+  return out;
 }
 
 /** Sorts a flat pair list by i, then j. */
 export function sortPairs(flat: Uint32Array): Uint32Array {
+  return permuted(flat, pairOrder(flat));
+}
+
+/** Pair `order[x]` of `flat` as pair x. */
+function permuted(flat: Uint32Array, order: Uint32Array): Uint32Array {
   const out = new Uint32Array(flat.length);
-  pairOrder(flat).forEach((k, i) => {
-    out[2 * i] = flat[2 * k]!;
-    out[2 * i + 1] = flat[2 * k + 1]!;
-  });
+  for (let x = 0; x < order.length; x++) {
+    const k = order[x]!;
+    out[2 * x] = flat[2 * k]!;
+    out[2 * x + 1] = flat[2 * k + 1]!;
+  }
   return out;
 }
 

@@ -146,8 +146,11 @@ export async function updates(seed: number) {
   });
 }
 
-/** All pairs through the BVH vs the sort-and-sweep reference, with contacts. */
-export async function allPairs(kind: string, n: number, seed: number, accel: 'bvh' | 'grid' = 'bvh') {
+/**
+ * All pairs through the BVH or the grid vs the sort-and-sweep reference, with contacts; a
+ * `capacity` makes the lists start that small (re-runs).
+ */
+export async function allPairs(kind: string, n: number, seed: number, accel: 'bvh' | 'grid' = 'bvh', capacity?: number) {
   return scoped(async (gpu) => {
     const boxes = kind === 'dense' ? randomBoxes(n, mulberry32(seed), { extent: 1.6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
       : kind === 'sparse' ? randomBoxes(n, mulberry32(seed), { extent: 6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
@@ -155,14 +158,14 @@ export async function allPairs(kind: string, n: number, seed: number, accel: 'bv
     const set = gpu.createBoxSet(boxes);
     try {
       const t0 = performance.now();
-      const list = await gpu.allPairs(set, { accel, contacts: true });
+      const list = await gpu.allPairs(set, { accel, contacts: true, ...(capacity === undefined ? {} : { capacity }) });
       const ms = performance.now() - t0;
       const ref = allPairsSweep(boxes);
       const cmp = comparePairLists({ a: set.boxes, origin: set.origin }, list.pairs, ref);
       // The contacts of each pair equal the per-pair SAT (gap and axis within the error model).
       const contacts = comparePairs({ a: set.boxes, pairs: list.pairs, origin: set.origin },
         { count: list.count, overlap: new Uint8Array(list.count).fill(1), gap: list.gap!, axis: list.axis! });
-      return { summary: summarize(cmp), contacts: summarize(contacts, 2), count: list.count, bvh: list.bvh, grid: list.grid, ms };
+      return { summary: summarize(cmp), contacts: summarize(contacts, 2), count: list.count, runs: list.runs, bvh: list.bvh, grid: list.grid, ms };
     } finally {
       set.destroy();
     }
