@@ -117,13 +117,11 @@ struct FrustumParams {
 
 // Uniform parameters of the all-pairs grid (gridCount, gridScatter, gridPairs): lo is the grid's
 // corner in the set's floating-origin frame, invCell 1 / the cell size, dims the cells per axis,
-// reach at least half the widest padded box AABB (with a margin for float32 rounding), capacity
-// the length of the candidate list.
+// reach at least half the widest padded box AABB (with a margin for float32 rounding).
 struct GridParams {
   lo: vec3f,         // offset(0) size(12)
   invCell: f32,      // offset(12) size(4)
   dims: vec3u,       // offset(16) size(12)
   cells: u32,        // offset(28) size(4)
   reach: f32,        // offset(32) size(4)
-  capacity: u32,     // offset(36) size(4)
 }                    // size(48)

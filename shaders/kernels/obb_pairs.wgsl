@@ -1,8 +1,13 @@
 // obb_pairs.wgsl — box–box SAT over pairs and sets.
 // Entry points:
-//   bvhPairs     one invocation per box i of A: walks the tree over B with i's AABB and runs
-//                the SAT on every leaf whose AABB overlaps (j > i with PAIR_OPT_SELF); appends
-//                like obbCross. A stack overflow is counted, and the host then answers by brute force.
+//   bvhPairs     one invocation per box i of A: walks the tree over B with i's AABB and lists
+//                every leaf whose AABB overlaps as a candidate (j > i with PAIR_OPT_SELF). A stack
+//                overflow is counted, and the host then answers by brute force.
+//   gridCount, gridScatter, gridPairs: the same candidates within one set through a uniform grid.
+//   pairsNarrowArgs, pairsNarrow: the SAT on every candidate; appends like obbCross. The SAT
+//                runs over the compacted list, not inside the broad phases' loops: there, an
+//                invocation that needs the SAT holds up the others of its SIMD group or warp for
+//                the whole test (measured on SwiftShader: 15x slower than the same tests listed).
 //   obbPairs     one invocation per listed pair (i in A, j in B) → results[k]
 //   obbOneVsMany one invocation per box j of B against box 0 of A → results[j]
 //   obbCross     one invocation per box i of A against every box of B (tiled in workgroup
@@ -29,6 +34,12 @@ override WG: u32 = 64u;
 @group(0) @binding(9) var<storage, read_write> contacts: array<PairResult>;
 // bvhPairs with PAIR_OPT_LEAF_ORDER: the tree's boxes in Morton order (its sort's values).
 @group(0) @binding(10) var<storage, read> leafOrder: array<u32>;
+// The broad phases (bvhPairs, gridPairs) list candidates: pairs whose AABBs overlap, at most
+// params.pairCount of them, counted past that so the host can re-run with the exact size.
+// pairsNarrowArgs turns the count into indirect dispatch arguments for pairsNarrow.
+@group(0) @binding(15) var<storage, read_write> candidates: array<vec2u>;
+@group(0) @binding(16) var<storage, read_write> candidateCount: atomic<u32>;
+@group(0) @binding(17) var<storage, read_write> narrowArgs: array<u32, 3>;
 
 var<workgroup> tileB: array<Obb, BOX_TILE>;
 
@@ -126,18 +137,53 @@ fn broadPhaseAabb(b: Obb) -> Aabb {
   return Aabb(box.min - grow, box.max + grow);
 }
 
-// Appends (i, j) when the SAT says they overlap (with their contact when asked).
-fn testLeafPair(i: u32, a: Obb, aBox: Aabb, j: u32) {
-  let b = boxesB[j];
-  let bBox = obbAabb(b);
-  if (!aabbOverlap(aBox, bBox.min, bBox.max)) {
+// Lists (i, j) as a candidate.
+fn appendCandidate(i: u32, j: u32) {
+  let slot = atomicAdd(&candidateCount, 1u);
+  if (slot < params.pairCount) {
+    candidates[slot] = vec2u(i, j);
+  }
+}
+
+// Lists (i, j) when B's box j has an AABB that meets aBox (A's box i, in B's frame, grown).
+fn testLeaf(i: u32, aBox: Aabb, j: u32) {
+  let bBox = obbAabb(boxesB[j]);
+  if (aabbOverlap(aBox, bBox.min, bBox.max)) {
+    appendCandidate(i, j);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn pairsNarrowArgs(@builtin(global_invocation_id) gid: vec3u) {
+  if (gid.x != 0u) {
     return;
   }
-  let res = pairResult(satOf(a, b));
+  // Workgroups for min(count, list length) invocations, x at most 65,535 (as dispatchGrid).
+  let groups = (min(atomicLoad(&candidateCount), params.pairCount) + WG - 1u) / WG;
+  let x = min(groups, 65535u);
+  narrowArgs[0] = x;
+  narrowArgs[1] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
+  narrowArgs[2] = 1u;
+}
+
+// The 15-axis SAT on each candidate (i in A, j in B); appends the overlapping ones to pairsOut
+// (with their contacts when asked) as obbCross does.
+@compute @workgroup_size(WG)
+fn pairsNarrow(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let k = invocationIndex(lid, wid, nwg);
+  if (k >= min(atomicLoad(&candidateCount), params.pairCount)) {
+    return;
+  }
+  let p = candidates[k];
+  let res = pairResult(satOf(boxesA[p.x], boxesB[p.y]));
   if (res.overlap == 1u) {
     let slot = atomicAdd(&counter, 1u);
     if (slot < params.capacity) {
-      pairsOut[slot] = vec2u(i, j);
+      pairsOut[slot] = p;
       if ((params.flags & PAIR_OPT_CONTACTS) != 0u) {
         contacts[slot] = res;
       }
@@ -166,7 +212,7 @@ fn bvhPairs(
   let selfPairs = (params.flags & PAIR_OPT_SELF) != 0u;
   if (params.countB == 1u) {
     if (!selfPairs) {
-      testLeafPair(i, a, aBox, 0u);
+      testLeaf(i, aBox, 0u);
     }
     return;
   }
@@ -184,7 +230,7 @@ fn bvhPairs(
       if ((c & BVH_LEAF) != 0u) {
         let j = c & ~BVH_LEAF;
         if (!(selfPairs && j <= i)) {
-          testLeafPair(i, a, aBox, j);
+          testLeaf(i, aBox, j);
         }
       } else {
         if (sp >= BVH_STACK) {
@@ -199,12 +245,7 @@ fn bvhPairs(
 }
 
 // ---------------------------------------------------------------------------------------------
-// All pairs within one set through a uniform grid (PairQueries, `grid`), in two phases. The SAT
-// runs over a compacted candidate list, not inside the broad phase's loops: there, an invocation
-// that needs the SAT holds up the others of its SIMD group or warp for the whole test (measured
-// on SwiftShader: 15x slower than the same tests listed).
-//
-// gridCount bins each box by its centre, the host scans the counts into cell starts, and
+// All pairs within one set through a uniform grid (PairQueries, `grid`). gridCount bins each box by its centre, the host scans the counts into cell starts, and
 // gridScatter writes each box's index and AABB into cellItems cell by cell (cells in x-fastest
 // order, so a row of cells along x is one contiguous range of items). gridPairs runs item k
 // against the items m > k whose centres can lie within its AABB: a box whose AABB meets box A's
@@ -213,15 +254,11 @@ fn bvhPairs(
 // the float32 rounding of centres and bounds). The cells of that widened AABB are a block of
 // rows, each a contiguous range of items; cell coordinates are monotone in position, so clamping
 // and flooring never lose a box. Each pair is met once (by its item of lower position); pairs
-// whose AABBs overlap are appended to `candidates` as (min, max) of the two indices, counted
-// past the list's capacity so the host can re-run with the exact size. gridNarrowArgs turns the
-// count into indirect dispatch arguments, and gridNarrow runs the 15-axis SAT on each candidate
-// and appends the overlapping ones as testLeafPair does.
+// whose AABBs overlap become candidates (min, max) of the two indices, for pairsNarrow.
 //
 // Bindings: 11 grid: GridParams; 12 cellOf: array<u32>; 13 cellCounters: array<atomic<u32>>
 // (counts scanned into starts in [0, cells), fill counters in [cells, 2 cells)); 14 cellItems:
-// array<GridItem>; 15 candidates: array<vec2u>; 16 candidateCount: atomic<u32>; 17 narrowArgs:
-// array<u32, 3> (indirect dispatch arguments).
+// array<GridItem>.
 
 struct GridItem {
   lo: vec3f,
@@ -234,9 +271,6 @@ struct GridItem {
 @group(0) @binding(12) var<storage, read_write> cellOf: array<u32>;
 @group(0) @binding(13) var<storage, read_write> cellCounters: array<atomic<u32>>;
 @group(0) @binding(14) var<storage, read_write> cellItems: array<GridItem>;
-@group(0) @binding(15) var<storage, read_write> candidates: array<vec2u>;
-@group(0) @binding(16) var<storage, read_write> candidateCount: atomic<u32>;
-@group(0) @binding(17) var<storage, read_write> narrowArgs: array<u32, 3>;
 
 fn gridCoords(p: vec3f) -> vec3i {
   let q = floor((p - grid.lo) * grid.invCell);
@@ -299,47 +333,8 @@ fn gridPairs(
       for (var m = max(atomicLoad(&cellCounters[gridCell(vec3i(c0.x, y, z))]), k + 1u); m < end; m++) {
         let other = cellItems[m];
         if (aabbOverlap(aBox, other.lo, other.hi)) {
-          let slot = atomicAdd(&candidateCount, 1u);
-          if (slot < grid.capacity) {
-            candidates[slot] = vec2u(min(me.index, other.index), max(me.index, other.index));
-          }
+          appendCandidate(min(me.index, other.index), max(me.index, other.index));
         }
-      }
-    }
-  }
-}
-
-@compute @workgroup_size(WG)
-fn gridNarrowArgs(@builtin(global_invocation_id) gid: vec3u) {
-  if (gid.x != 0u) {
-    return;
-  }
-  // Workgroups for min(count, capacity) invocations, x at most 65,535 (as dispatchGrid).
-  let groups = (min(atomicLoad(&candidateCount), grid.capacity) + WG - 1u) / WG;
-  let x = min(groups, 65535u);
-  narrowArgs[0] = x;
-  narrowArgs[1] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
-  narrowArgs[2] = 1u;
-}
-
-@compute @workgroup_size(WG)
-fn gridNarrow(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let k = invocationIndex(lid, wid, nwg);
-  if (k >= min(atomicLoad(&candidateCount), grid.capacity)) {
-    return;
-  }
-  let p = candidates[k];
-  let res = pairResult(satOf(boxesA[p.x], boxesA[p.y]));
-  if (res.overlap == 1u) {
-    let slot = atomicAdd(&counter, 1u);
-    if (slot < params.capacity) {
-      pairsOut[slot] = p;
-      if ((params.flags & PAIR_OPT_CONTACTS) != 0u) {
-        contacts[slot] = res;
       }
     }
   }

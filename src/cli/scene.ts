@@ -452,7 +452,9 @@ export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: Pro
     }
     if (scene.allPairs) {
       const n = scene.boxes.count;
-      onProgress?.(usesBvh(gpu, accel, n, 'pairs') ? `all pairs: ${count(n, 'box', 'boxes')} (BVH)…` : `all pairs: ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
+      // 'auto' from the threshold: the grid, or the BVH when the grid would be crowded (ObbGpu.allPairs).
+      const broad = accel === 'bvh' ? ' (BVH)' : usesBvh(gpu, accel, n, 'pairs') ? ' (grid, or BVH if crowded)' : undefined;
+      onProgress?.(broad ? `all pairs: ${count(n, 'box', 'boxes')}${broad}…` : `all pairs: ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
       out.allPairs = Array.from((await gpu.allPairs(set, { accel })).pairs);
     }
     return out;

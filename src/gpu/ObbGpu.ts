@@ -300,14 +300,15 @@ export class ObbGpu {
 
   /**
    * Every overlapping pair within one set (i < j); `accel` picks brute force, the BVH, or (here
-   * only) `'grid'`: a uniform grid built for the query, cells as wide as the widest box (no tree
-   * to keep; for sets of similar-sized boxes such as moving debris; a few huge boxes crowd every
-   * cell, so mixed sizes belong to the BVH).
+   * only) `'grid'`: a uniform grid built for the query (no tree to keep; each box against the
+   * boxes whose centres lie within its AABB widened by half the widest box). `'auto'` (default),
+   * from `thresholds.pairs` boxes: the grid while it is not crowded (GRID_MAX_CROWDING: boxes of
+   * similar sizes), else the BVH (a few boxes as wide as the scene crowd every search region).
    */
   allPairs(set: BoxSet, options: ObbAllPairsOptions = {}): Promise<GpuPairList> {
     const { accel, ...rest } = options;
-    if (accel === 'grid') {
-      return this.pairs.allPairs(set, { ...rest, grid: true, tree: () => this.currentTree(set) });
+    if (accel === 'grid' || ((accel ?? 'auto') === 'auto' && set.count >= this.thresholds.pairs)) {
+      return this.pairs.allPairs(set, { ...rest, grid: accel === 'grid' ? true : 'auto', tree: () => this.currentTree(set) });
     }
     const tree = this.treeOption(set, accel, this.thresholds.pairs);
     return this.pairs.allPairs(set, tree ? { ...rest, tree } : rest);

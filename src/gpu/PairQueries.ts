@@ -55,11 +55,11 @@ export interface PairListOptions extends SatOptions {
   /**
    * All pairs within one set: bin the boxes by centre into a uniform grid (cells of about one box,
    * at most 4 per box) and test each against the boxes whose centres lie within its AABB widened
-   * by half the widest box (gridPairs in obb_pairs.wgsl).
-   * Built per query, no tree; `tree`, when given, answers a set with no grid (empty, or one that
-   * would need over 2^24 cells).
+   * by half the widest box (gridPairs in obb_pairs.wgsl). Built per query, no tree; `tree`, when
+   * given, answers a set with no grid (empty, or one that would need over 2^24 cells). `'auto'`:
+   * the grid only while its estimated candidates per box are at most GRID_MAX_CROWDING.
    */
-  readonly grid?: boolean;
+  readonly grid?: boolean | 'auto';
 }
 
 /** A grid built on the GPU for one allPairs query (buffers from the pool). */
@@ -68,15 +68,38 @@ interface GridBuild {
   readonly cellOf: GPUBuffer;
   readonly counters: GPUBuffer;
   readonly items: GPUBuffer;
-  /** The candidate list (box pairs whose AABBs overlap) and its length in pairs. */
-  candidates: GPUBuffer;
-  capacity: number;
-  readonly candidateCount: GPUBuffer;
-  readonly narrowArgs: GPUBuffer;
 }
+
+/** A set's all-pairs grid (gridOf). */
+export interface GridLayout {
+  readonly lo: Vec3;
+  readonly cell: number;
+  readonly reach: number;
+  readonly dims: [number, number, number];
+  readonly crowding: number;
+}
+
+/**
+ * `allPairs` with `accel: 'auto'` takes the grid while its estimated candidates per box
+ * (GridLayout.crowding) are at most this, else the BVH: boxes of similar sizes give a handful
+ * (12 in the benchmark's moving scene), while one box as wide as the scene puts every box in
+ * every search region (the grid's cost grows as n²; the tree's stays n log n).
+ */
+export const GRID_MAX_CROWDING = 2048;
 
 /** Bytes of a GridItem (obb_pairs.wgsl): AABB min, box index, AABB max, padding. */
 const GRID_ITEM_SIZE = 32;
+
+/** The candidate list of one broad-phase run (buffers from the pool). */
+interface CandidateRun {
+  readonly capacity: number;
+  readonly candidates: GPUBuffer;
+  readonly count: GPUBuffer;
+  /** Indirect dispatch arguments of the narrow phase. */
+  readonly args: GPUBuffer;
+  /** The tree walk's stack overflows. */
+  readonly overflow: GPUBuffer;
+}
 
 /**
  * The grid of a set (its float64 boxes, in its floating-origin frame) for gridPairs: cells of
@@ -85,15 +108,19 @@ const GRID_ITEM_SIZE = 32;
  * float32 resolution of the centres, at most 4 cells per box; `reach` is half the widest padded
  * AABB (BVH_AABB_PAD, as obbAabb pads) with 1 % and an absolute margin for float32 rounding: a
  * box whose AABB meets another's has its centre within that AABB widened by `reach`. Undefined
- * when the set is empty or the grid would still need more than 2^24 cells.
+ * when the set is empty or the grid would still need more than 2^24 cells. `crowding` estimates
+ * the candidates per box: the boxes expected, at the set's mean density, in the search region of
+ * a box of mean size (its AABB widened by the reach), halved (each pair is met once); n / 2 when
+ * a box as wide as the scene makes every search region the whole scene.
  */
-export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number; reach: number; dims: [number, number, number] } | undefined {
+export function gridOf(boxes: BoxArray, origin: Vec3): GridLayout | undefined {
   const d = boxes.data;
   const [ox, oy, oz] = origin;
   let loX = Infinity, loY = Infinity, loZ = Infinity;
   let hiX = -Infinity, hiY = -Infinity, hiZ = -Infinity;
   let widest = 0;
   let far = 0;
+  let sumX = 0, sumY = 0, sumZ = 0;
   const { U, V, W, HALF } = BOX_F64;
   for (let o = 0; o < boxes.count * BOX_F64.STRIDE; o += BOX_F64.STRIDE) {
     const cx = d[o]! - ox, cy = d[o + 1]! - oy, cz = d[o + 2]! - oz;
@@ -105,6 +132,9 @@ export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number;
     // The padded AABB's width on each axis (obbAabb pads by BVH_AABB_PAD of extent + |centre|).
     widest = Math.max(widest, 2 * (ex + BVH_AABB_PAD * (ex + ax)), 2 * (ey + BVH_AABB_PAD * (ey + ay)), 2 * (ez + BVH_AABB_PAD * (ez + az)));
     far = Math.max(far, ax, ay, az);
+    sumX += ex;
+    sumY += ey;
+    sumZ += ez;
     loX = cx < loX ? cx : loX;
     loY = cy < loY ? cy : loY;
     loZ = cz < loZ ? cz : loZ;
@@ -128,8 +158,15 @@ export function gridOf(boxes: BoxArray, origin: Vec3): { lo: Vec3; cell: number;
     cell *= 1.25;
     dims = dimsOf(cell);
   }
+  // The share of the boxes' span (centres' bounds widened by a mean box) that a search region
+  // of a mean box covers, per axis.
+  const n = boxes.count;
+  const crowding = [sumX, sumY, sumZ].reduce((c, sum, k) => {
+    const span = hi[k]! - lo[k]! + 2 * (sum / n);
+    return span > 0 ? c * Math.min(2 * (sum / n + reach) / span, 1) : c;
+  }, 0.5 * n);
   return dims[0] * dims[1] * dims[2] <= 2 ** 24
-    ? { lo: [lo[0] - 0.5 * cell, lo[1] - 0.5 * cell, lo[2] - 0.5 * cell], cell, reach, dims: [dims[0] + 1, dims[1] + 1, dims[2] + 1] }
+    ? { lo: [lo[0] - 0.5 * cell, lo[1] - 0.5 * cell, lo[2] - 0.5 * cell], cell, reach, dims: [dims[0] + 1, dims[1] + 1, dims[2] + 1], crowding }
     : undefined;
 }
 
@@ -197,10 +234,13 @@ export class PairQueries {
     this.workgroupSize = workgroupSize;
   }
 
-  /** Bins `set` into its grid on the GPU (counts, scan, scatter); undefined when it has no sane grid. */
-  private async buildGrid(set: BoxSet, capacity?: number): Promise<GridBuild | undefined> {
+  /**
+   * Bins `set` into its grid on the GPU (counts, scan, scatter); undefined when it has no sane
+   * grid or one more crowded than `maxCrowding`.
+   */
+  private async buildGrid(set: BoxSet, maxCrowding: number): Promise<GridBuild | undefined> {
     const g = gridOf(set.boxes, set.origin);
-    if (!g) {
+    if (!g || g.crowding > maxCrowding) {
       return undefined;
     }
     const cells = g.dims[0] * g.dims[1] * g.dims[2];
@@ -216,19 +256,11 @@ export class PairQueries {
     u.set(g.dims, GRID_PARAMS.DIMS / 4);
     u[GRID_PARAMS.CELLS / 4] = cells;
     f[GRID_PARAMS.REACH / 4] = g.reach;
-    // Candidates: the list's capacity when the caller gave one, else a first guess of 8 per box
-    // (about 3 in the benchmark's moving scene); then exactly the count (growCandidates).
-    const candidates = capacity ?? Math.max(1024, Math.min(8 * set.count, Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 8)));
-    u[GRID_PARAMS.CAPACITY / 4] = candidates;
     const build: GridBuild = {
       params: this.pool.acquire(GRID_PARAMS.SIZE, UNIFORM, 'grid-params'),
       cellOf: this.pool.acquire(set.count * 4, STORAGE_OUT, 'grid-cell-of'),
       counters: this.pool.acquire(cells * 8, STORAGE_OUT, 'grid-counters'),
       items: this.pool.acquire(set.count * GRID_ITEM_SIZE, STORAGE_OUT, 'grid-items'),
-      candidates: this.pool.acquire(candidates * 8, STORAGE_OUT, 'grid-candidates'),
-      capacity: candidates,
-      candidateCount: this.pool.acquire(4, STORAGE_OUT, 'grid-candidate-count'),
-      narrowArgs: this.pool.acquire(12, BufferUsage.STORAGE | BufferUsage.INDIRECT, 'grid-narrow-args'),
     };
     this.ctx.device.queue.writeBuffer(build.params, 0, bytes);
     const pairParams = this.params({ tolerance: 0, countA: set.count, countB: set.count, pairCount: 0, flags: 0, capacity: 0 });
@@ -249,39 +281,42 @@ export class PairQueries {
   }
 
   /**
-   * One run of the grid's two phases on `a` (bindings: the pair params, boxes, output list,
-   * counter and contacts): candidates by gridPairs, then the SAT on each by gridNarrow, sized on
-   * the GPU. Returns the candidate count, which may exceed the list (`grid.capacity`).
+   * One run of a broad phase and the SAT on its candidates, in one submission: the grid's or
+   * the tree's broad phase lists candidate pairs (`run.candidates`, params.pairCount of them at
+   * most), pairsNarrowArgs sizes the narrow phase on the GPU, pairsNarrow tests each candidate
+   * and appends the overlapping pairs to the output bindings (5 list, 6 counter, 9 contacts).
+   * Returns the pair count, the candidate count (which may exceed the list) and the tree walk's
+   * stack overflows, read back together.
    */
-  private async gridRun(grid: GridBuild, a: BoxSet, out: Record<number, GPUBuffer>): Promise<number> {
+  private async cullAndTest(
+    a: BoxSet, b: BoxSet, accel: { readonly grid: GridBuild } | { readonly bvh: Bvh }, run: CandidateRun, out: Record<number, GPUBuffer>,
+  ): Promise<{ total: number; candidates: number; overflows: number }> {
     const device = this.ctx.device;
-    const [broad, args, narrow] = await Promise.all((['gridPairs', 'gridNarrowArgs', 'gridNarrow'] as const).map((k) => getKernel(device, k, this.workgroupSize)));
-    await this.ctx.scoped(`gridPairs (${a.count} boxes, ${grid.capacity} candidates)`, () => {
-      const enc = device.createCommandEncoder({ label: `${this.ctx.label}:grid-pairs` });
-      enc.clearBuffer(grid.candidateCount);
-      const pass = enc.beginComputePass({ label: `${this.ctx.label}:grid-pairs` });
-      const g = { 11: grid.params, 15: grid.candidates, 16: grid.candidateCount };
-      dispatch(device, pass, broad!, { 0: out[0]!, 13: grid.counters, 14: grid.items, ...g }, Math.ceil(a.count / broad!.workgroupSize), 'obb:grid-pairs');
-      dispatch(device, pass, args!, { 11: grid.params, 16: grid.candidateCount, 17: grid.narrowArgs }, 1, 'obb:grid-narrow-args');
-      dispatchIndirect(device, pass, narrow!, { ...out, ...g }, grid.narrowArgs, 0, 'obb:grid-narrow');
+    const broadName: KernelName = 'grid' in accel ? 'gridPairs' : 'bvhPairs';
+    const [broad, args, narrow] = await Promise.all(([broadName, 'pairsNarrowArgs', 'pairsNarrow'] as const).map((k) => getKernel(device, k, this.workgroupSize)));
+    const list = { 0: out[0]!, 15: run.candidates, 16: run.count };
+    await this.ctx.scoped(`${broadName} (${a.count} × ${b.count} boxes, ${run.capacity} candidates)`, () => {
+      const enc = device.createCommandEncoder({ label: `${this.ctx.label}:${broadName}` });
+      enc.clearBuffer(run.count);
+      enc.clearBuffer(run.overflow);
+      const pass = enc.beginComputePass({ label: `${this.ctx.label}:${broadName}` });
+      const bindings = 'grid' in accel
+        ? { ...list, 11: accel.grid.params, 13: accel.grid.counters, 14: accel.grid.items }
+        : { ...list, 1: a.buffer, 2: b.buffer, 7: accel.bvh.nodes, 8: run.overflow, 10: accel.bvh.leafOrder };
+      dispatch(device, pass, broad!, bindings, Math.ceil(a.count / broad!.workgroupSize), `obb:${broadName}`);
+      dispatch(device, pass, args!, { 0: out[0]!, 16: run.count, 17: run.args }, 1, 'obb:pairs-narrow-args');
+      dispatchIndirect(device, pass, narrow!, { ...out, ...list, 1: a.buffer, 2: b.buffer }, run.args, 0, 'obb:pairs-narrow');
       pass.end();
       device.queue.submit([enc.finish()]);
     });
-    return new Uint32Array(await this.ctx.readback(grid.candidateCount, 4, 0, 'gridPairs'))[0]!;
-  }
-
-  /** Regrows the grid's candidate list to `count` pairs (a CapacityError when one binding cannot hold them). */
-  private growCandidates(grid: GridBuild, count: number): void {
-    this.ctx.assertBindingFits('grid candidate list', count * 8);
-    this.pool.release(grid.candidates);
-    grid.candidates = this.pool.acquire(count * 8, STORAGE_OUT, 'grid-candidates');
-    grid.capacity = count;
-    this.ctx.device.queue.writeBuffer(grid.params, GRID_PARAMS.CAPACITY, new Uint32Array([count]));
+    const [total, candidates, overflows] = (await this.ctx.readbackParts([out[6]!, run.count, run.overflow].map((source) => ({ source, size: 4 })), broadName))
+      .map((bytes) => new Uint32Array(bytes)[0]!);
+    return { total: total!, candidates: candidates!, overflows: overflows! };
   }
 
   private releaseGrid(g: GridBuild | undefined): void {
     if (g) {
-      for (const b of [g.params, g.cellOf, g.counters, g.items, g.candidates, g.candidateCount, g.narrowArgs]) {
+      for (const b of [g.params, g.cellOf, g.counters, g.items]) {
         this.pool.release(b);
       }
     }
@@ -453,58 +488,70 @@ export class PairQueries {
       // lists go by brute force: six axes can call boxes with disjoint AABBs overlapping, so no
       // AABB broad phase may cull them.
       const culled = !(options.faceOnly ?? false);
-      const grid = culled && self && options.grid ? await this.buildGrid(a, options.capacity) : undefined;
+      const grid = culled && self && options.grid ? await this.buildGrid(a, options.grid === 'auto' ? GRID_MAX_CROWDING : Infinity) : undefined;
       let bvh = culled && !grid && tree ? await tree() : undefined;
       try {
         const offsetB = [b.origin[0] - a.origin[0], b.origin[1] - a.origin[1], b.origin[2] - a.origin[2]];
         // As in allHits: a first guess that fits one binding, then exactly the count, or a
         // CapacityError when the count itself does not fit; never a truncated list.
         let capacity = options.capacity ?? Math.max(1, Math.min(Math.max(1024, 4 * Math.max(a.count, b.count)), Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 12)));
+        // The broad phases' candidates likewise: the caller's capacity when given, else 8 per box
+        // of A (about 3 in the benchmark's moving scene).
+        let candidateCapacity = options.capacity ?? Math.max(1024, Math.min(8 * a.count, Math.floor(this.ctx.limits.maxStorageBufferBindingSize / 8)));
         for (let runs = 1; ; runs++) {
-          const op: KernelName = bvh ? 'bvhPairs' : grid ? 'gridPairs' : 'obbCross';
+          const accel = grid ? { grid } : bvh ? { bvh } : undefined;
           this.ctx.assertBindingFits('pair list', capacity * 8);
           if (contacts) {
             this.ctx.assertBindingFits('pair contacts', capacity * PAIR_RESULT.SIZE);
           }
-          const params = this.params({ offsetB, tolerance, countA: a.count, countB: b.count, pairCount: 0, flags: flags | (bvh && self ? PAIR_OPT_LEAF_ORDER : 0), capacity });
+          if (accel) {
+            this.ctx.assertBindingFits('candidate pair list', candidateCapacity * 8);
+          }
+          const params = this.params({
+            offsetB, tolerance, countA: a.count, countB: b.count, pairCount: accel ? candidateCapacity : 0,
+            flags: flags | (bvh && self ? PAIR_OPT_LEAF_ORDER : 0), capacity,
+          });
           const list = this.pool.acquire(capacity * 8, STORAGE_OUT, 'pair-list');
           const counter = this.pool.acquire(4, STORAGE_OUT, 'pair-counter');
-          const overflow = bvh ? this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow') : undefined;
-          const contactBuffer = bvh || grid ? this.pool.acquire(contacts ? capacity * PAIR_RESULT.SIZE : 16, STORAGE_OUT, 'pair-contacts') : undefined;
+          const run: CandidateRun | undefined = accel ? {
+            capacity: candidateCapacity,
+            candidates: this.pool.acquire(candidateCapacity * 8, STORAGE_OUT, 'pair-candidates'),
+            count: this.pool.acquire(4, STORAGE_OUT, 'pair-candidate-count'),
+            args: this.pool.acquire(12, BufferUsage.STORAGE | BufferUsage.INDIRECT, 'pair-narrow-args'),
+            overflow: this.pool.acquire(4, STORAGE_OUT, 'bvh-overflow'),
+          } : undefined;
+          const contactBuffer = this.pool.acquire(accel && contacts ? capacity * PAIR_RESULT.SIZE : 16, STORAGE_OUT, 'pair-contacts');
           try {
             this.ctx.device.queue.writeBuffer(counter, 0, new Uint32Array(1));
-            if (grid && contactBuffer) {
-              const candidates = await this.gridRun(grid, a, { 0: params, 1: a.buffer, 5: list, 6: counter, 9: contactBuffer });
-              if (candidates > grid.capacity) {
-                // The candidate list overflowed: again with exactly its size (the same boxes).
-                this.growCandidates(grid, candidates);
+            let total: number;
+            if (accel && run) {
+              const counts = await this.cullAndTest(a, b, accel, run, { 0: params, 5: list, 6: counter, 9: contactBuffer });
+              // A tree walk that overflowed its stack (never expected: the stack holds the tree's
+              // height bound) makes the list suspect: answer by brute force, same data, same turn.
+              if (counts.overflows > 0) {
+                bvh = undefined;
+                runs--;
                 continue;
               }
-            } else {
-              const bindings: Record<number, GPUBuffer> = { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter };
-              if (bvh && overflow && contactBuffer) {
-                this.ctx.device.queue.writeBuffer(overflow, 0, new Uint32Array(1));
-                Object.assign(bindings, { 7: bvh.nodes, 8: overflow, 9: contactBuffer, 10: bvh.leafOrder });
+              if (counts.candidates > candidateCapacity) {
+                // Again with every candidate (the same boxes: this is the query's turn).
+                candidateCapacity = counts.candidates;
+                continue;
               }
-              await this.dispatch(op, a.count, bindings);
+              total = counts.total;
+            } else {
+              await this.dispatch('obbCross', a.count, { 0: params, 1: a.buffer, 2: b.buffer, 5: list, 6: counter });
+              total = new Uint32Array(await this.ctx.readback(counter, 4, 0, 'obbCross'))[0]!;
             }
-            // A BVH walk that overflowed its stack (never expected: the stack holds the tree's
-            // height bound) makes the list suspect: answer by brute force, same data, same turn.
-            if (overflow && new Uint32Array(await this.ctx.readback(overflow, 4, 0, op))[0]! > 0) {
-              bvh = undefined;
-              runs--;
-              continue;
-            }
-            const total = new Uint32Array(await this.ctx.readback(counter, 4, 0, op))[0]!;
             if (total <= capacity) {
-              const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, op));
+              const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, 'allPairs'));
               const order = pairOrder(raw);
               const pairs = permuted(raw, order);
               if (!contacts) {
                 return { pairs, count: total, runs, bvh: bvh !== undefined, grid: grid !== undefined };
               }
-              const res = contactBuffer && (bvh || grid)
-                ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, op), total)
+              const res = accel
+                ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, 'allPairs'), total)
                 : undefined;
               const gap = new Float32Array(total);
               const axis = new Uint8Array(total);
@@ -522,11 +569,9 @@ export class PairQueries {
             }
             capacity = total;
           } finally {
-            this.pool.release(params);
-            this.pool.release(list);
-            this.pool.release(counter);
-            this.pool.release(overflow);
-            this.pool.release(contactBuffer);
+            for (const buffer of [params, list, counter, contactBuffer, run?.candidates, run?.count, run?.args, run?.overflow]) {
+              this.pool.release(buffer);
+            }
           }
         }
       } finally {
@@ -555,7 +600,6 @@ export class PairQueries {
   }
 }
 
-/** The order that sorts a flat pair list by i, then j. */
 /**
  * The order that sorts a flat pair list by i, then j: two stable counting sorts (by j, then by
  * i), O(pairs + largest index) whatever the list holds.

@@ -23,7 +23,7 @@ export const LIDAR_PARAMS = {
   SIZE: 64, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60,
 } as const;
 export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
-export const GRID_PARAMS = { SIZE: 48, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28, REACH: 32, CAPACITY: 36 } as const;
+export const GRID_PARAMS = { SIZE: 48, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28, REACH: 32 } as const;
 
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { BVH_AABB_PAD } from '../../src/constants.ts';
 import { BOX_F64, type BoxArray, type Vec3 } from '../../src/core/types.ts';
-import { gridOf } from '../../src/gpu/PairQueries.ts';
+import { GRID_MAX_CROWDING, gridOf } from '../../src/gpu/PairQueries.ts';
 import { mulberry32, randomBoxes } from '../../src/scenes/generate.ts';
 import { paddedAabbs } from '../../src/reference/accel.ts';
 
@@ -56,6 +56,17 @@ describe('gridOf (all-pairs grid)', () => {
         expect(q).toBeLessThan(g.dims[k]!);
       }
     }
+  });
+
+  it('estimates the candidates per box: a handful for similar sizes, about n / 2 when one box spans the scene', () => {
+    const similar = randomBoxes(10_000, mulberry32(5), { extent: 20, halfMin: 0.1, halfMax: 1 });
+    const g = gridOf(similar, [0, 0, 0])!;
+    expect(g.crowding).toBeGreaterThan(1);
+    expect(g.crowding).toBeLessThan(50);
+    similar.data[BOX_F64.HALF] = 100;
+    const crowded = gridOf(similar, [0, 0, 0])!;
+    expect(crowded.crowding).toBeGreaterThan(0.4 * similar.count);
+    expect(crowded.crowding).toBeGreaterThan(GRID_MAX_CROWDING);
   });
 
   it('has no grid for an empty set', () => {

@@ -79,9 +79,19 @@ describe('BVH pairs', () => {
     expectClean(r.contacts);
   });
 
-  it('all pairs through the grid from lists of 16: candidates and pairs regrown, nothing lost (dense, 5,000 boxes)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; runs: number; grid: boolean }>('bvhQueries', 'allPairs', 'dense', 5000, 27, 'grid', 16);
-    expect(r.grid).toBe(true);
+  it.each([
+    ['dense', 'grid'], ['slab', 'bvh'],
+  ] as const)('accel auto: the %s scene of 20,000 boxes goes to the %s (a box as wide as the scene crowds the grid)', async (kind, path) => {
+    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; bvh: boolean; grid: boolean }>('bvhQueries', 'allPairs', kind, 20_000, 28, 'auto');
+    expect({ grid: r.grid, bvh: r.bvh }).toEqual({ grid: path === 'grid', bvh: path === 'bvh' });
+    expect(r.count).toBeGreaterThan(100);
+    expectClean(r.summary, 1e-3);
+    expectClean(r.contacts);
+  });
+
+  it.each(['grid', 'bvh'] as const)('all pairs through the %s from lists of 16: candidates and pairs regrown, nothing lost (dense, 5,000 boxes)', async (accel) => {
+    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; runs: number; grid: boolean; bvh: boolean }>('bvhQueries', 'allPairs', 'dense', 5000, 27, accel, 16);
+    expect(r[accel]).toBe(true);
     expect(r.count).toBeGreaterThan(16);
     // One run with 16 candidates, one with every candidate but 16 pairs, one with both sized.
     expect(r.runs).toBe(3);

@@ -150,11 +150,15 @@ export async function updates(seed: number) {
  * All pairs through the BVH or the grid vs the sort-and-sweep reference, with contacts; a
  * `capacity` makes the lists start that small (re-runs).
  */
-export async function allPairs(kind: string, n: number, seed: number, accel: 'bvh' | 'grid' = 'bvh', capacity?: number) {
+export async function allPairs(kind: string, n: number, seed: number, accel: 'bvh' | 'grid' | 'auto' = 'bvh', capacity?: number) {
   return scoped(async (gpu) => {
     const boxes = kind === 'dense' ? randomBoxes(n, mulberry32(seed), { extent: 1.6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
-      : kind === 'sparse' ? randomBoxes(n, mulberry32(seed), { extent: 6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
+      : kind === 'sparse' || kind === 'slab' ? randomBoxes(n, mulberry32(seed), { extent: 6 * Math.cbrt(n), halfMin: 0.2, halfMax: 1 })
         : bvhScene(kind, n, seed);
+    if (kind === 'slab') {
+      // 'sparse' with box 0 as wide as the scene and 0.2 thick: a ground slab that many boxes meet.
+      boxes.data.set([6 * Math.cbrt(n), 6 * Math.cbrt(n), 0.2], BOX_F64.HALF);
+    }
     const set = gpu.createBoxSet(boxes);
     try {
       const t0 = performance.now();
