@@ -360,17 +360,17 @@ export class LidarSensor {
     const snapshot = run.boxes;
     const masks = run.masks;
     const range = new Float32Array(rangeBytes!);
-    const raw = new Uint32Array(boxBytes!);
-    const box = new Int32Array(n);
+    // Read as int32, NO_BOX is already -1 (box indices stay below 2^31: one binding holds them).
+    const box = new Int32Array(boxBytes!);
     const points = options.points ? new Float32Array(pointBytes!) : undefined;
     const overflowed = new Uint32Array(overflowBytes!)[0]!;
     const redo: number[] = [];
-    for (let r = 0; r < n; r++) {
-      const b = raw[r]!;
-      if (b === NO_BOX - 1) {
+    // Rays left unanswered (NO_BOX − 1, i.e. −2) are counted in `overflowed`: none when it is 0.
+    for (let r = 0; overflowed > 0 && r < n; r++) {
+      if (box[r] === (NO_BOX - 1) << 0) {
         redo.push(r);
+        box[r] = -1;
       }
-      box[r] = b >= NO_BOX - 1 ? -1 : b;
     }
     if (redo.length > 0) {
       const all = lidarRays(this.desc, pose);

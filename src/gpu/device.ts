@@ -140,6 +140,13 @@ export class GpuContext {
   private ownsDevice: boolean;
   private readonly options: GpuContextOptions;
   private readonly buffers = new Set<GPUBuffer>();
+  /**
+   * Mappable staging buffers kept for the next readback, by size (a power of two): creating
+   * one per readback cost about half of a 1 MB readback in Chromium. At most STAGING_KEEP per
+   * size and STAGING_BUDGET bytes in all; none kept across a recovery.
+   */
+  private readonly staging = new Map<number, GPUBuffer[]>();
+  private stagingBytes = 0;
   private readonly hooks = new Set<RecoverHook>();
   private order: Promise<unknown> = Promise.resolve();
   /** Replaced (synchronously) by every `recover()`: work issued before it cannot complete. */
@@ -377,9 +384,9 @@ export class GpuContext {
   }
 
   /**
-   * Copies `size` bytes of `source` (needs COPY_SRC) into a fresh staging buffer and maps it:
-   * staging → copy → mapAsync → copy out → unmap. Each call has its own staging buffer, so
-   * concurrent readbacks never share one.
+   * Copies `size` bytes of `source` (needs COPY_SRC) into a staging buffer and maps it:
+   * staging → copy → mapAsync → copy out → unmap. Each call holds its own staging buffer (a
+   * fresh one, or one a finished readback returned), so concurrent readbacks never share one.
    */
   async readback(source: GPUBuffer, size: number, offset = 0, operation = 'readback', epoch: object = this.currentEpoch): Promise<ArrayBuffer> {
     return (await this.readbackParts([{ source, size, offset }], operation, epoch))[0]!;
@@ -405,7 +412,8 @@ export class GpuContext {
     if (total === 0) {
       return parts.map(() => new ArrayBuffer(0));
     }
-    const staging = this.createBuffer({ label: `${this.label}:staging`, size: total, usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ });
+    const staging = this.takeStaging(total);
+    let reusable = false;
     try {
       await this.scoped(operation, () => {
         const encoder = this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
@@ -416,14 +424,49 @@ export class GpuContext {
         });
         this.device.queue.submit([encoder.finish()]);
       }, epoch);
-      await this.whileAlive(operation, staging.mapAsync(MapMode.READ), epoch);
+      await this.whileAlive(operation, staging.mapAsync(MapMode.READ, 0, total), epoch);
       const mapped = staging.getMappedRange(0, total);
       const out = parts.map((p, k) => mapped.slice(at[k]!, at[k]! + p.size));
       staging.unmap();
+      reusable = epoch === this.currentEpoch;
       return out;
     } finally {
-      this.destroyBuffer(staging);
+      if (reusable) {
+        this.returnStaging(staging);
+      } else {
+        this.destroyBuffer(staging);
+      }
     }
+  }
+
+  /** A staging buffer of at least `size` bytes for one readback (see `staging`). */
+  private takeStaging(size: number): GPUBuffer {
+    const kept = stagingSize(size);
+    const reused = this.staging.get(kept)?.pop();
+    if (reused) {
+      this.stagingBytes -= kept;
+      return reused;
+    }
+    const exact = kept > this.limits.maxBufferSize || kept > STAGING_BUDGET / 2;
+    return this.createBuffer({ label: `${this.label}:staging`, size: exact ? size : kept, usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ });
+  }
+
+  /** Keeps `buffer` (unmapped, from takeStaging) for a later readback, or frees it. */
+  private returnStaging(buffer: GPUBuffer): void {
+    const size = buffer.size;
+    const list = this.staging.get(size) ?? [];
+    if (size !== stagingSize(size) || list.length >= STAGING_KEEP || this.stagingBytes + size > STAGING_BUDGET || !this.buffers.has(buffer)) {
+      this.destroyBuffer(buffer);
+      return;
+    }
+    list.push(buffer);
+    this.staging.set(size, list);
+    this.stagingBytes += size;
+  }
+
+  private dropStaging(): void {
+    this.staging.clear();
+    this.stagingBytes = 0;
   }
 
   /**
@@ -523,6 +566,7 @@ export class GpuContext {
           buffer.destroy();
         }
         this.buffers.clear();
+        this.dropStaging();
         this.current = next.device;
         this.adapterSummary = next.adapter;
         this.ownsDevice = !options.device;
@@ -551,6 +595,7 @@ export class GpuContext {
       buffer.destroy();
     }
     this.buffers.clear();
+    this.dropStaging();
     this.destroyed = true;
     if (this.ownsDevice) {
       this.device.destroy();
@@ -561,4 +606,13 @@ export class GpuContext {
 /** Rounds `n` up to a multiple of `alignment`. */
 export function alignTo(n: number, alignment: number): number {
   return Math.ceil(n / alignment) * alignment;
+}
+
+/** Staging buffers kept per size, and in all (GpuContext.staging). */
+const STAGING_KEEP = 2;
+const STAGING_BUDGET = 64 * 1024 * 1024;
+
+/** The size a staging buffer for `bytes` is made with: the next power of two, at least 256. */
+function stagingSize(bytes: number): number {
+  return Math.max(256, 2 ** Math.ceil(Math.log2(bytes)));
 }

@@ -83,6 +83,15 @@ describe('errors and lifetime', () => {
     expect(r.destroyed).toBe(r.created);
   });
 
+  it('readbacks reuse staging buffers: 100 rounds of 5 sizes, each its own bytes, no growth after the first round', async () => {
+    const r = await gpu.call<{ wrong: number; liveAfterFirst: number; liveAfterAll: number; staged: number; concurrentSizes: number[] }>('host', 'stagingReuse', 100);
+    expect(r.wrong).toBe(0);
+    // 500 sequential readbacks in 3 size classes, then 5 at once: a handful of staging buffers.
+    expect(r.staged).toBeLessThanOrEqual(8);
+    expect(r.liveAfterAll).toBeLessThanOrEqual(r.liveAfterFirst + 3);
+    expect(r.concurrentSizes).toEqual([4, 1000, 300_000, 1000, 4]);
+  });
+
   it('a destroyed set or context is refused with a clear error', async () => {
     const r = await gpu.call<{ errors: string[] }>('host', 'misuse');
     expect(r.errors[0]).toMatch(/destroyed/);

@@ -232,6 +232,50 @@ export async function lifetime(cycles: number) {
   return { created, destroyed, liveAfter: live.size, pooledBeforeDestroy: beforeDestroy };
 }
 
+/**
+ * Readbacks of alternating sizes through the context's kept staging buffers: every one returns
+ * its own bytes (never a previous, larger readback's), and the live buffers stop growing.
+ */
+export async function stagingReuse(rounds: number) {
+  const gpu = await ObbGpu.create();
+  try {
+    const ctx = gpu.ctx;
+    const sizes = [4, 1000, 300_000, 1000, 4];
+    const sources = sizes.map((size, k) => {
+      const buffer = ctx.createBuffer({ size: Math.ceil(size / 4) * 4, usage: GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+      return { buffer, size, k };
+    });
+    // Count the mappable buffers created from here on.
+    let staged = 0;
+    const device = ctx.device;
+    const create = device.createBuffer.bind(device);
+    device.createBuffer = (d: GPUBufferDescriptor) => {
+      staged += (d.usage & GPUBufferUsage.MAP_READ) !== 0 ? 1 : 0;
+      return create(d);
+    };
+    let wrong = 0;
+    let liveAfterFirst = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (const { buffer, size, k } of sources) {
+        const words = new Uint32Array(Math.ceil(size / 4)).map((_, i) => (round * 7919 + k * 104729 + i) >>> 0);
+        ctx.device.queue.writeBuffer(buffer, 0, words);
+        const back = new Uint32Array(await ctx.readback(buffer, words.byteLength));
+        if (back.length !== words.length || back.some((x, i) => x !== words[i])) {
+          wrong++;
+        }
+      }
+      if (round === 0) {
+        liveAfterFirst = ctx.liveBuffers;
+      }
+    }
+    // Concurrent readbacks each hold their own staging buffer.
+    const concurrent = await Promise.all(sources.map(({ buffer, size }) => ctx.readback(buffer, Math.ceil(size / 4) * 4)));
+    return { wrong, liveAfterFirst, liveAfterAll: ctx.liveBuffers, staged, concurrentSizes: concurrent.map((b) => b.byteLength) };
+  } finally {
+    gpu.destroy();
+  }
+}
+
 /** Queries on a destroyed set or context fail with a clear error. */
 export async function misuse() {
   const gpu = await ObbGpu.create();
