@@ -328,14 +328,14 @@ export class LidarSensor {
         const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
         const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
         await this.encodeSweep(encoder, set, bvh, pose, { points: options.points === true, ...(options.mask === undefined ? {} : { mask: options.mask }) });
-        await this.ctx.scoped(`LiDAR sweep (${n} rays × ${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+        // The sweep and the copies of its results in one submission.
         const reads = this.ctx.readbackParts([
           { source: this.rangeBuffer, size: n * 4 },
           { source: this.boxBuffer, size: n * 4 },
           { source: this.pointsBuffer, size: options.points ? n * 16 : 0 },
           { source: this.overflow, size: 4 },
           { source: this.tileCounters ?? this.overflow, size: this.tileCounters ? 8 : 0, offset: 8 * tiles },
-        ], 'LiDAR sweep results');
+        ], `LiDAR sweep (${n} rays × ${set.count} boxes)`, undefined, encoder);
         return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
       });
     let run = await attempt();

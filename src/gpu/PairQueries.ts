@@ -286,7 +286,7 @@ export class PairQueries {
    * most), pairsNarrowArgs sizes the narrow phase on the GPU, pairsNarrow tests each candidate
    * and appends the overlapping pairs to the output bindings (5 list, 6 counter, 9 contacts).
    * Returns the pair count, the candidate count (which may exceed the list) and the tree walk's
-   * stack overflows, read back together.
+   * stack overflows, read back together (the copies submitted with the passes).
    */
   private async cullAndTest(
     a: BoxSet, b: BoxSet, accel: { readonly grid: GridBuild } | { readonly bvh: Bvh }, run: CandidateRun, out: Record<number, GPUBuffer>,
@@ -295,8 +295,9 @@ export class PairQueries {
     const broadName: KernelName = 'grid' in accel ? 'gridPairs' : 'bvhPairs';
     const [broad, args, narrow] = await Promise.all(([broadName, 'pairsNarrowArgs', 'pairsNarrow'] as const).map((k) => getKernel(device, k, this.workgroupSize)));
     const list = { 0: out[0]!, 15: run.candidates, 16: run.count };
-    await this.ctx.scoped(`${broadName} (${a.count} × ${b.count} boxes, ${run.capacity} candidates)`, () => {
-      const enc = device.createCommandEncoder({ label: `${this.ctx.label}:${broadName}` });
+    const operation = `${broadName} (${a.count} × ${b.count} boxes, ${run.capacity} candidates)`;
+    const enc = device.createCommandEncoder({ label: `${this.ctx.label}:${broadName}` });
+    await this.ctx.scoped(operation, () => {
       enc.clearBuffer(run.count);
       enc.clearBuffer(run.overflow);
       const pass = enc.beginComputePass({ label: `${this.ctx.label}:${broadName}` });
@@ -307,9 +308,9 @@ export class PairQueries {
       dispatch(device, pass, args!, { 0: out[0]!, 16: run.count, 17: run.args }, 1, 'obb:pairs-narrow-args');
       dispatchIndirect(device, pass, narrow!, { ...out, ...list, 1: a.buffer, 2: b.buffer }, run.args, 0, 'obb:pairs-narrow');
       pass.end();
-      device.queue.submit([enc.finish()]);
     });
-    const [total, candidates, overflows] = (await this.ctx.readbackParts([out[6]!, run.count, run.overflow].map((source) => ({ source, size: 4 })), broadName))
+    // The passes and the copies of the three counts in one submission.
+    const [total, candidates, overflows] = (await this.ctx.readbackParts([out[6]!, run.count, run.overflow].map((source) => ({ source, size: 4 })), operation, undefined, enc))
       .map((bytes) => new Uint32Array(bytes)[0]!);
     return { total: total!, candidates: candidates!, overflows: overflows! };
   }

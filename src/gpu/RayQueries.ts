@@ -276,22 +276,25 @@ export class RayQueries {
       const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : 16, STORAGE_OUT, 'hit-geometry');
       const all = walk ? [params, rays, hits, geometry, walk.overflow] : [params, rays, hits, geometry];
       try {
-        await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry }, undefined, undefined, op, walk);
+        // The kernel and the copies of its results in one submission, started in this turn.
+        const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${op}` });
+        await this.dispatch('closestHit', set, params, rays, n, { 4: hits, 5: geometry }, encoder, undefined, op, walk);
+        const reads = this.ctx.readbackParts([
+          { source: hits, size: n * HIT.SIZE },
+          { source: geometry, size: options.geometry ? n * HIT_GEOMETRY.SIZE : 0 },
+        ], op, epoch, encoder);
+        // The boxes as of this turn, for the (never expected) stack-overflow fallback below.
+        return { all, reads, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
         throw error;
       }
-      // The boxes as of this turn, for the (never expected) stack-overflow fallback below.
-      return { all, hits, geometry, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
     });
     try {
-      const [hitBytes, geometryBytes] = await Promise.all([
-        this.ctx.readback(buffers.hits, n * HIT.SIZE, 0, op, epoch),
-        options.geometry ? this.ctx.readback(buffers.geometry, n * HIT_GEOMETRY.SIZE, 0, op, epoch) : undefined,
-      ]);
-      const result = unpackClosest(hitBytes, geometryBytes, prep.rays);
+      const [hitBytes, geometryBytes] = await buffers.reads;
+      const result = unpackClosest(hitBytes!, options.geometry ? geometryBytes : undefined, prep.rays);
       if (buffers.snapshot) {
-        patchClosestOverflow(hitBytes, result, prep.rays, buffers.snapshot);
+        patchClosestOverflow(hitBytes!, result, prep.rays, buffers.snapshot);
       }
       return result;
     } finally {
@@ -449,15 +452,18 @@ export class RayQueries {
       const flags = this.pool.acquire(n * 4, STORAGE_OUT, 'any-flags');
       const all = walk ? [params, rays, flags, walk.overflow] : [params, rays, flags];
       try {
-        await this.dispatch('anyHit', set, params, rays, n, { 6: flags }, undefined, undefined, 'anyHit', walk);
+        // As closestHit: the kernel and the copy of its flags in one submission.
+        const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:anyHit` });
+        await this.dispatch('anyHit', set, params, rays, n, { 6: flags }, encoder, undefined, 'anyHit', walk);
+        const reads = this.ctx.readbackParts([{ source: flags, size: n * 4 }], 'anyHit', epoch, encoder);
+        return { all, reads, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
         throw error;
       }
-      return { all, flags, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
     });
     try {
-      const bytes = await this.ctx.readback(buffers.flags, n * 4, 0, 'anyHit', epoch);
+      const bytes = (await buffers.reads)[0]!;
       const out = Uint8Array.from(new Uint32Array(bytes));
       if (buffers.snapshot) {
         patchAnyOverflow(out, prep.rays, buffers.snapshot);

@@ -396,10 +396,13 @@ export class GpuContext {
    * Several readbacks through one staging buffer and one map: each part's bytes (its source
    * needs COPY_SRC) copied in order, returned as one ArrayBuffer per part. For results read
    * together (a sweep's range image, boxes and counters), one round trip instead of one each.
+   * With `encoder` (the work that writes the parts, not yet finished), the copies are appended
+   * to it and everything is submitted at once, under one error scope: one submission and one
+   * wait instead of two each. The submission happens before this call first awaits.
    */
   async readbackParts(
     parts: readonly { readonly source: GPUBuffer; readonly size: number; readonly offset?: number }[],
-    operation = 'readback', epoch: object = this.currentEpoch,
+    operation = 'readback', epoch: object = this.currentEpoch, encoder?: GPUCommandEncoder,
   ): Promise<ArrayBuffer[]> {
     this.assertAlive(operation);
     this.assertEpoch(operation, epoch);
@@ -410,19 +413,22 @@ export class GpuContext {
       total += alignTo(p.size, 4);
     }
     if (total === 0) {
+      if (encoder) {
+        await this.scoped(operation, () => this.device.queue.submit([encoder.finish()]), epoch);
+      }
       return parts.map(() => new ArrayBuffer(0));
     }
     const staging = this.takeStaging(total);
     let reusable = false;
     try {
       await this.scoped(operation, () => {
-        const encoder = this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
+        const enc = encoder ?? this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
         parts.forEach((p, k) => {
           if (p.size > 0) {
-            encoder.copyBufferToBuffer(p.source, p.offset ?? 0, staging, at[k]!, alignTo(p.size, 4));
+            enc.copyBufferToBuffer(p.source, p.offset ?? 0, staging, at[k]!, alignTo(p.size, 4));
           }
         });
-        this.device.queue.submit([encoder.finish()]);
+        this.device.queue.submit([enc.finish()]);
       }, epoch);
       await this.whileAlive(operation, staging.mapAsync(MapMode.READ, 0, total), epoch);
       const mapped = staging.getMappedRange(0, total);
