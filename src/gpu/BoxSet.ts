@@ -164,7 +164,7 @@ export class BoxSet {
   private writeAll(origin: Vec3): void {
     const q = this.ctx.device.queue;
     if (this.host.count > 0) {
-      q.writeBuffer(this.gpuBoxes, 0, packBoxes(this.host, origin));
+      q.writeBuffer(this.gpuBoxes, 0, packBoxes(this.host, origin, 0, this.host.count, this.ctx.uploadScratch(this.host.count * (OBB.SIZE / 4))));
       if (this.hostMasks) {
         q.writeBuffer(this.gpuMasks, 0, this.hostMasks);
       }
@@ -248,7 +248,7 @@ export class BoxSet {
       const data = this.host.data.slice();
       data.set(canonical.data, first * BOX_F64.STRIDE);
       this.host = { count: this.host.count, data };
-      this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin));
+      this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin, 0, canonical.count, this.ctx.uploadScratch(canonical.count * (OBB.SIZE / 4))));
       this.changed(false);
     });
   }

@@ -147,6 +147,8 @@ export class GpuContext {
    */
   private readonly staging = new Map<number, GPUBuffer[]>();
   private stagingBytes = 0;
+  /** Host memory for packing uploads (uploadScratch). */
+  private scratch: Float32Array<ArrayBuffer> | undefined;
   private readonly hooks = new Set<RecoverHook>();
   private order: Promise<unknown> = Promise.resolve();
   /** Replaced (synchronously) by every `recover()`: work issued before it cannot complete. */
@@ -445,6 +447,21 @@ export class GpuContext {
     }
   }
 
+  /**
+   * `length` floats of host memory to pack an upload into, for a `queue.writeBuffer` made before
+   * the next call (which copies it at once): the same memory each time, up to 16M floats (64 MB),
+   * so repeated uploads (a moving scene's `set` every frame) do not touch fresh pages.
+   */
+  uploadScratch(length: number): Float32Array<ArrayBuffer> {
+    if (length > UPLOAD_SCRATCH_MAX) {
+      return new Float32Array(length);
+    }
+    if (!this.scratch || this.scratch.length < length) {
+      this.scratch = new Float32Array(length);
+    }
+    return this.scratch.subarray(0, length);
+  }
+
   /** A staging buffer of at least `size` bytes for one readback (see `staging`). */
   private takeStaging(size: number): GPUBuffer {
     const kept = stagingSize(size);
@@ -617,6 +634,9 @@ export function alignTo(n: number, alignment: number): number {
 /** Staging buffers kept per size, and in all (GpuContext.staging). */
 const STAGING_KEEP = 2;
 const STAGING_BUDGET = 64 * 1024 * 1024;
+
+/** Floats of upload scratch a context keeps (GpuContext.uploadScratch). */
+const UPLOAD_SCRATCH_MAX = 16 * 1024 * 1024;
 
 /** The size a staging buffer for `bytes` is made with: the next power of two, at least 256. */
 function stagingSize(bytes: number): number {

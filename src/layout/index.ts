@@ -42,9 +42,12 @@ export const LAYOUTS = {
  */
 export function packBoxes(
   boxes: BoxArray, origin: Vec3 = [0, 0, 0], first = 0, count = boxes.count - first,
+  out: Float32Array<ArrayBuffer> = new Float32Array(count * (OBB.SIZE / 4)),
 ): Float32Array<ArrayBuffer> {
   const stride = OBB.SIZE / 4;
-  const out = new Float32Array(count * stride);
+  if (out.length < count * stride) {
+    throw new RangeError(`packBoxes: out holds ${out.length} floats, ${count * stride} needed`);
+  }
   const d = boxes.data;
   const [ox, oy, oz] = origin;
   for (let i = 0; i < count; i++) {
