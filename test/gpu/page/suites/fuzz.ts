@@ -7,7 +7,7 @@
  *   with flat boxes, masks, excluded boxes, max distances, `solid`, and scenes up to 1e6 m from
  *   the world origin;
  * - `pairs`: listed pairs, one box against the set, every pair in a set (random capacity; brute
- *   force or BVH as `auto` picks, and the grid) and between two sets with their own origins;
+ *   force or BVH as `auto` picks, the grid and the BVH) and between two sets with their own origins;
  * - `updates`: a BoxSet driven by random set / update / setMasks / rebase calls with queries
  *   issued in between, none awaited before the next call: each query must answer for the model
  *   state at the time it was issued;
@@ -289,16 +289,18 @@ async function evalPairs(gpu: ObbGpu, spec: PairScene, tally: Tally): Promise<vo
     // The query box of obbOneVsMany: the set's first box (so it touches at least itself).
     const d = boxes.data;
     const query = boxes.count > 0 ? toObb({ center: [d[0]!, d[1]!, d[2]!], halfExtents: [d[3]!, d[4]!, d[5]!], axes: [[d[6]!, d[7]!, d[8]!], [d[9]!, d[10]!, d[11]!], [d[12]!, d[13]!, d[14]!]] }) : undefined;
-    const [listed, all, gridded, cross, one] = await Promise.all([
+    const [listed, all, gridded, treed, cross, one] = await Promise.all([
       gpu.obbPairs(set, pairs, options),
       gpu.allPairs(set, listOptions),
       gpu.allPairs(set, { ...listOptions, accel: 'grid' }),
+      gpu.allPairs(set, { ...listOptions, accel: 'bvh' }),
       gpu.obbCross(setA, setB, listOptions),
       query ? gpu.obbOneVsMany(query, set, options) : undefined,
     ]);
     expectAgree('obbPairs', comparePairs({ a: boxes, pairs, options, origin: set.origin }, listed), tally);
     expectAgree('allPairs', comparePairLists({ a: boxes, options, origin: set.origin }, all.pairs), tally);
     expectAgree('allPairs (grid)', comparePairLists({ a: boxes, options, origin: set.origin }, gridded.pairs), tally);
+    expectAgree('allPairs (bvh)', comparePairLists({ a: boxes, options, origin: set.origin }, treed.pairs), tally);
     expectAgree('obbCross', comparePairLists({ a, b, options, origin: setA.origin, originB: setB.origin }, cross.pairs), tally);
     if (query && one) {
       // One box (A) against every box of the set (B): the pairs (0, j).
