@@ -1,14 +1,15 @@
 // The GPU benchmark in Node on Dawn, through the Node entry (webgpu-obb/node) of the built
 // package: brute-force closest hit of 16,384 rays × 4,096 boxes and 200,000 listed box pairs; the
 // BVH: its build split by phase and 1 / 1,024 picking rays over 1,000,000 boxes; a 128 × 2,048
-// LiDAR sweep over 10,000 boxes by both sensor methods (raster, bvh). GPU end to end and (with
+// LiDAR sweep over 10,000 boxes by both sensor methods (raster, bvh); all pairs among 100,000
+// moving boxes per frame through the grid and the BVH. GPU end to end and (with
 // timestamp-query) kernel only, next to the float64 reference, every GPU answer checked against
 // the reference (on a slice where the reference would take minutes). Needs only Node, dist/ (`npm run build`) and the `webgpu`
 // package, so it also runs on a GPU machine that has no browser and no node_modules:
 //
 //   node bench/node-gpu.mjs [--json FILE] [--driver auto|swiftshader|system|ICD.json]
 //                           [--runs N] [--rays N] [--boxes N] [--pairs N] [--cpu-rays N]
-//                           [--bvh-boxes N] [--lidar-boxes N] [--azimuths N]
+//                           [--bvh-boxes N] [--lidar-boxes N] [--azimuths N] [--moving-boxes N]
 //
 // The `webgpu` package is found through env WEBGPU_OBB_WEBGPU (its folder), else Node's CommonJS
 // resolution from this file and from the working directory (which honours NODE_PATH; ESM import
@@ -26,11 +27,11 @@ const dist = join(here, '..', 'dist');
 function parseArgs(argv) {
   const args = {
     json: join(here, 'out', 'node-gpu.json'), driver: 'auto', runs: 7, rays: 16_384, boxes: 4096, pairs: 200_000, cpuRays: 2048,
-    bvhBoxes: 1_000_000, lidarBoxes: 10_000, azimuths: 2048,
+    bvhBoxes: 1_000_000, lidarBoxes: 10_000, azimuths: 2048, movingBoxes: 100_000,
   };
   const numeric = {
     '--runs': 'runs', '--rays': 'rays', '--boxes': 'boxes', '--pairs': 'pairs', '--cpu-rays': 'cpuRays',
-    '--bvh-boxes': 'bvhBoxes', '--lidar-boxes': 'lidarBoxes', '--azimuths': 'azimuths',
+    '--bvh-boxes': 'bvhBoxes', '--lidar-boxes': 'lidarBoxes', '--azimuths': 'azimuths', '--moving-boxes': 'movingBoxes',
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -150,7 +151,7 @@ function table(rows) {
   const body = rows.map((r) => {
     const base = ref.get(r.workload);
     return [r.workload, r.implementation, r.median_ms.toFixed(2), `${r.min_ms.toFixed(2)}–${r.max_ms.toFixed(2)}`,
-      `${(r.throughput / 1e6).toFixed(2)} M ${r.unit}`, base ? (r.throughput / base.throughput).toFixed(1) : '',
+      r.throughput >= 1e4 ? `${(r.throughput / 1e6).toFixed(2)} M ${r.unit}` : `${r.throughput.toFixed(2)} ${r.unit}`, base ? (r.throughput / base.throughput).toFixed(1) : '',
       r.agreesWithReference === null ? '' : String(r.agreesWithReference), r.timing];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
@@ -255,6 +256,7 @@ async function main() {
     }
     await bvhWorkloads(lib, gpu, args, rows);
     await lidarWorkloads(lib, gpu, args, rows);
+    await allPairsWorkloads(lib, gpu, args, rows);
   } finally {
     gpu.destroy();
   }
@@ -382,6 +384,36 @@ async function lidarWorkloads(lib, gpu, args, rows) {
       } finally {
         sensor.destroy();
       }
+    }
+  } finally {
+    set.destroy();
+  }
+}
+
+/**
+ * Every overlapping pair among `movingBoxes` boxes per frame (the browser bench's moving scene:
+ * half extents 0.1–1, about one partner per box): each run replaces the boxes with the next
+ * frame (BoxSet.set) and lists the pairs, through the grid (`auto` here) and the BVH (rebuilt).
+ */
+async function allPairsWorkloads(lib, gpu, args, rows) {
+  const n = args.movingBoxes;
+  const extent = 20 * Math.cbrt(n / 10_000);
+  const frames = [0, 1, 2].map((k) => lib.randomBoxes(n, lib.mulberry32(8103 + k), { extent, halfMin: 0.1, halfMax: 1 }));
+  const set = gpu.createBoxSet(frames[0]);
+  try {
+    for (const accel of ['grid', 'bvh']) {
+      const name = `all-pairs-moving-${n}`;
+      console.error(`running ${name} (${accel})…`);
+      let frame = 0;
+      let list;
+      const e2e = await timeIt(async () => {
+        frame = (frame + 1) % frames.length;
+        await set.set(frames[frame]);
+        list = await gpu.allPairs(set, { accel });
+      }, args.runs);
+      const cmp = lib.comparePairLists({ a: set.boxes, origin: set.origin }, list.pairs, lib.allPairsSweep(set.boxes));
+      console.error(`  check: ${lib.formatComparison(cmp, 3).split('\n')[0]}`);
+      rows.push(row(name, `gpu-${accel}`, n, n, e2e, 1, 'frames/s', cmp.mismatch === 0, 'end-to-end', `set() of the frame, allPairs, sorted pairs read back (${list.count} pairs)`));
     }
   } finally {
     set.destroy();
