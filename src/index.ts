@@ -20,7 +20,7 @@ export { GpuContext, summarizeAdapter, type AdapterSummary, type GpuContextOptio
 export { BoxSet, type BoxSetOptions, type BoxSource } from './gpu/BoxSet.ts';
 export { BufferPool } from './gpu/bufferPool.ts';
 export { RayQueries, rayKernelTuning, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './gpu/RayQueries.ts';
-export { PairQueries, sortPairs, type GpuPairList, type GpuPairResults } from './gpu/PairQueries.ts';
+export { GRID_MAX_CROWDING, PairQueries, gridOf, sortPairs, type GpuPairList, type GpuPairResults, type GridLayout } from './gpu/PairQueries.ts';
 export { ObbGpu, BVH_THRESHOLDS, type ObbGpuOptions, type Accel, type BvhThresholds, type ObbRayOptions, type ObbPairListOptions } from './gpu/ObbGpu.ts';
 export { getKernel, dispatchGrid, KERNELS, type KernelName, type KernelSpec } from './gpu/pipelines.ts';
 export { linkShader, mapShaderLine, KERNEL_SOURCES, CHUNKS, type LinkedShader, type ShaderChunk } from './gpu/shaders.ts';
