@@ -412,9 +412,9 @@ fn offer(s: u32, dir: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best
   if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || bitcast<f32>(rect.w) > (*best).t) {
     return;
   }
-  let h = rayObbLocal(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange, true);
-  if ((h.flags & HIT_FLAG_HIT) != 0u && (h.t < (*best).t || (h.t == (*best).t && b.index < (*best).box))) {
-    *best = Best(h.t, b.index);
+  let t = rayObbLocalT(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange);
+  if (t >= 0.0 && (t < (*best).t || (t == (*best).t && b.index < (*best).box))) {
+    *best = Best(t, b.index);
   }
 }
 

@@ -1,5 +1,5 @@
 // ray_obb.wgsl — ray–OBB slab test; pure functions, no bindings.
-// Entry points: none. Functions: rayObbLocal (box frame), rayObb (world), raySphereCull,
+// Entry points: none. Functions: rayObbLocal (box frame), rayObbLocalT, rayObb (world), raySphereCull,
 // obbFaceNormal.
 // CPU twin: src/reference/query/rayObb.ts (same statement order, epsilons and face ids).
 // Near-zero local direction components take the parallel branch (abs(d) < EPS_DIR) instead of
@@ -56,6 +56,37 @@ fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHi
     return RayBoxHit(0.0, FACE_NONE, 0u);
   }
   return RayBoxHit(tFar, farFace, HIT_FLAG_HIT | HIT_FLAG_INSIDE);
+}
+
+// The t of rayObbLocal(p, d, h, tMax, true), by the same operations in the same order, without
+// the faces: the hit's distance, or -1 for none. For the LiDAR raster method, which reports no
+// faces and runs the test once per ray and box (equal to the BVH method's answer bit for bit).
+fn rayObbLocalT(p: vec3f, d: vec3f, h: vec3f, tMax: f32) -> f32 {
+  let parallel = abs(d) < vec3f(EPS_DIR);
+  if (any(parallel & (h - abs(p) < vec3f(0.0)))) {
+    return -1.0;
+  }
+  let dSafe = select(d, vec3f(1.0), parallel);
+  let tNeg = (-h - p) / dSafe;
+  let tPos = (h - p) / dSafe;
+  let entersNeg = d > vec3f(0.0);
+  let tIn = select(select(tPos, tNeg, entersNeg), vec3f(-F32_MAX), parallel);
+  let tOut = select(select(tNeg, tPos, entersNeg), vec3f(F32_MAX), parallel);
+  // rayObbLocal's strict comparisons (not max/min, which may pick either zero of ±0).
+  var tNear = select(-F32_MAX, tIn.x, tIn.x > -F32_MAX);
+  tNear = select(tNear, tIn.y, tIn.y > tNear);
+  tNear = select(tNear, tIn.z, tIn.z > tNear);
+  var tFar = select(F32_MAX, tOut.x, tOut.x < F32_MAX);
+  tFar = select(tFar, tOut.y, tOut.y < tFar);
+  tFar = select(tFar, tOut.z, tOut.z < tFar);
+  if (tNear > tFar || tFar < 0.0) {
+    return -1.0;
+  }
+  if (tNear >= 0.0) {
+    return select(tNear, -1.0, tNear > tMax);
+  }
+  // Origin inside the box: solid, t = 0.
+  return 0.0;
 }
 
 // Conservative early-out before the slab test: true when the ray certainly misses the box's
