@@ -1,5 +1,5 @@
 // ray_obb.wgsl — ray–OBB slab test; pure functions, no bindings.
-// Entry points: none. Functions: rayObbLocal (box frame), rayObbLocalT, rayObb (world), raySphereCull,
+// Entry points: none. Functions: rayObbLocal (box frame) and rayObbLocalT over slabs, rayObb (world), raySphereCull,
 // obbFaceNormal.
 // CPU twin: src/reference/query/rayObb.ts (same statement order, epsilons and face ids).
 // Near-zero local direction components take the parallel branch (abs(d) < EPS_DIR) instead of
@@ -11,22 +11,43 @@ struct RayBoxHit {
   flags: u32,
 }
 
-// The slab loop of the reference (k = 0, 1, 2), written with vector operations: a parallel
-// slab gets tIn = -F32_MAX and tOut = F32_MAX, so the strict comparisons below skip it exactly
-// as the reference's `continue` does, and the first axis attaining the extreme wins ties.
-fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHit {
+// Whether a slab the ray runs parallel to (|d| < EPS_DIR on its axis) excludes the origin: such a
+// slab is never crossed, so the origin must already lie within it.
+fn slabParallelMiss(p: vec3f, d: vec3f, h: vec3f) -> bool {
+  return any((abs(d) < vec3f(EPS_DIR)) & (h - abs(p) < vec3f(0.0)));
+}
+
+// Where the ray enters (tIn) and leaves (tOut) each slab; a parallel slab gets tIn = -F32_MAX and
+// tOut = F32_MAX (divided by 1 there: no infinity, which WGSL does not guarantee). The -face plane
+// is at -h, the +face plane at +h; moving along +d enters through the -face.
+struct Slabs {
+  tIn: vec3f,
+  tOut: vec3f,
+}
+
+fn slabs(p: vec3f, d: vec3f, h: vec3f) -> Slabs {
   let parallel = abs(d) < vec3f(EPS_DIR);
-  // Parallel to a slab: no crossing; the origin must already lie within it.
-  if (any(parallel & (h - abs(p) < vec3f(0.0)))) {
-    return RayBoxHit(0.0, FACE_NONE, 0u);
-  }
-  // The -face plane is at -h, the +face plane at +h. Moving along +d enters through -face.
   let dSafe = select(d, vec3f(1.0), parallel);
   let tNeg = (-h - p) / dSafe;
   let tPos = (h - p) / dSafe;
   let entersNeg = d > vec3f(0.0);
-  let tIn = select(select(tPos, tNeg, entersNeg), vec3f(-F32_MAX), parallel);
-  let tOut = select(select(tNeg, tPos, entersNeg), vec3f(F32_MAX), parallel);
+  return Slabs(
+    select(select(tPos, tNeg, entersNeg), vec3f(-F32_MAX), parallel),
+    select(select(tNeg, tPos, entersNeg), vec3f(F32_MAX), parallel),
+  );
+}
+
+// The slab loop of the reference (k = 0, 1, 2), written with vector operations: a parallel
+// slab gets tIn = -F32_MAX and tOut = F32_MAX, so the strict comparisons below skip it exactly
+// as the reference's `continue` does, and the first axis attaining the extreme wins ties.
+fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHit {
+  if (slabParallelMiss(p, d, h)) {
+    return RayBoxHit(0.0, FACE_NONE, 0u);
+  }
+  let s = slabs(p, d, h);
+  let tIn = s.tIn;
+  let tOut = s.tOut;
+  let entersNeg = d > vec3f(0.0);
   let inFace = vec3u(0u, 2u, 4u) + select(vec3u(0u), vec3u(1u), entersNeg);
   let outFace = vec3u(0u, 2u, 4u) + select(vec3u(1u), vec3u(0u), entersNeg);
   var tNear = -F32_MAX;
@@ -62,16 +83,12 @@ fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHi
 // the faces: the hit's distance, or -1 for none. For the LiDAR raster method, which reports no
 // faces and runs the test once per ray and box (equal to the BVH method's answer bit for bit).
 fn rayObbLocalT(p: vec3f, d: vec3f, h: vec3f, tMax: f32) -> f32 {
-  let parallel = abs(d) < vec3f(EPS_DIR);
-  if (any(parallel & (h - abs(p) < vec3f(0.0)))) {
+  if (slabParallelMiss(p, d, h)) {
     return -1.0;
   }
-  let dSafe = select(d, vec3f(1.0), parallel);
-  let tNeg = (-h - p) / dSafe;
-  let tPos = (h - p) / dSafe;
-  let entersNeg = d > vec3f(0.0);
-  let tIn = select(select(tPos, tNeg, entersNeg), vec3f(-F32_MAX), parallel);
-  let tOut = select(select(tNeg, tPos, entersNeg), vec3f(F32_MAX), parallel);
+  let s = slabs(p, d, h);
+  let tIn = s.tIn;
+  let tOut = s.tOut;
   // rayObbLocal's strict comparisons (not max/min, which may pick either zero of ±0).
   var tNear = select(-F32_MAX, tIn.x, tIn.x > -F32_MAX);
   tNear = select(tNear, tIn.y, tIn.y > tNear);
