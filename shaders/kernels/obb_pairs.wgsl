@@ -16,7 +16,9 @@
 // Bindings (group 0): 0 params: PairParams (uniform); 1 boxesA, 2 boxesB: array<Obb>; 3 pairs:
 //   array<vec2u>; 4 results: array<PairResult>; 5 pairsOut: array<vec2u>; 6 counter: atomic<u32>.
 // Workgroup size: override WG (default 64); 2D dispatch grid as in ray_obb_batch.wgsl.
-// CPU twins: obbPairs, obbOneVsMany, obbCross / allPairs in src/reference/pairs.ts.
+// CPU twins: obbPairs, obbOneVsMany, obbCross / allPairs in src/reference/pairs.ts; the broad
+// phases with pairsNarrow as a whole: allPairs / allPairsSweep (src/reference/accel.ts);
+// pairsNarrowArgs: dispatchGrid (src/gpu/pipelines.ts).
 
 override WG: u32 = 64u;
 

@@ -108,6 +108,19 @@ describe('BVH pairs', () => {
     }
   });
 
+  it('adversarial SAT groups (seed 29, 600 boxes of each): every pair through the grid and through the BVH equals the reference', async () => {
+    const r = await gpu.call<{ groups: { name: string; path: string; count: number; summary: ComparisonSummary }[] }>('bvhQueries', 'adversarialAllPairs', 29, 600);
+    expect(r.groups.length).toBeGreaterThan(4);
+    for (const g of r.groups) {
+      expect(g.name).toContain(`(${g.path})`);
+      expectClean(g.summary, 1e-3);
+    }
+    // Near-contact pairs in every group (the far-from-origin group has about one per pair).
+    for (const g of r.groups) {
+      expect(g.count, g.name).toBeGreaterThanOrEqual(250);
+    }
+  });
+
   it('two sets with different origins through a tree over B (seed 26)', async () => {
     const r = await gpu.call<{ summary: ComparisonSummary; count: number; bvh: boolean }>('bvhQueries', 'cross', 5000, 4000, 26);
     expect(r.bvh).toBe(true);

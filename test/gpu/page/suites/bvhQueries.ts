@@ -4,7 +4,7 @@
  * brute-force path, through the comparator.
  */
 import {
-  BOX_F64, adversarialRayGroups, allHitsGrid, allPairs as refAllPairs, allPairsSweep, anyHitGrid, closestHitGrid,
+  BOX_F64, adversarialPairGroups, adversarialRayGroups, allHitsGrid, allPairs as refAllPairs, allPairsSweep, anyHitGrid, closestHitGrid,
   compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32,
   randomBoxes, randomRays, type BoxArray, type RaycastOptions,
 } from '../../../../src/index.ts';
@@ -173,6 +173,37 @@ export async function allPairs(kind: string, n: number, seed: number, accel: 'bv
     } finally {
       set.destroy();
     }
+  });
+}
+
+/**
+ * Every pair within each adversarial SAT group (near-parallel edges, touching faces, …: boxes at
+ * contact distance, where the broad phases' AABB padding and the narrow phase's tolerance
+ * matter) through the grid and the BVH, against the sort-and-sweep reference.
+ */
+export async function adversarialAllPairs(seed: number, perGroup: number) {
+  return scoped(async (gpu) => {
+    const groups = [];
+    for (const g of adversarialPairGroups(seed)) {
+      // The groups' pairs share one neighbourhood: every box meets most others, so the first
+      // `perGroup` boxes (whole pairs) keep the lists small.
+      const n = Math.min(g.boxes.count, perGroup);
+      const boxes = { count: n, data: g.boxes.data.slice(0, n * BOX_F64.STRIDE) };
+      const set = gpu.createBoxSet(boxes);
+      try {
+        const ref = allPairsSweep(boxes);
+        for (const accel of ['grid', 'bvh'] as const) {
+          const list = await gpu.allPairs(set, { accel });
+          groups.push({
+            name: `${g.name} (${accel})`, path: list.grid ? 'grid' : list.bvh ? 'bvh' : 'brute', count: list.count,
+            summary: summarize(comparePairLists({ a: set.boxes, origin: set.origin }, list.pairs, ref), 3),
+          });
+        }
+      } finally {
+        set.destroy();
+      }
+    }
+    return { groups };
   });
 }
 
