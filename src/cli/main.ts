@@ -62,8 +62,9 @@ Options:
                       Vulkan loader and driver: Chromium's SwiftShader is found automatically)
   --accel auto|bvh|brute
                       how the GPU finds boxes: a BVH built on the GPU, every box (brute force),
-                      or by size (default: the BVH for rays from 512 boxes, for all pairs from
-                      1,024; measured on SwiftShader, see README)
+                      or by size (default: the BVH for rays from 512 boxes; for all pairs from
+                      1,024 a uniform grid, or the BVH when one box is so wide that the grid
+                      would be crowded; measured on SwiftShader, see README)
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
