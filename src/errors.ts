@@ -38,15 +38,64 @@ export class ShaderCompileError extends Error {
   }
 }
 
-/** The GPU device was lost (destroyed, driver reset, …); the query cannot complete. */
+/**
+ * The GPU device was lost (destroyed, driver reset, …) or this library's context was destroyed;
+ * the query cannot complete. The message starts with the operation the user called.
+ */
 export class DeviceLostError extends Error {
   override readonly name = 'DeviceLostError';
   constructor(
-    message: string,
-    readonly reason: string = 'unknown',
+    /** The operation that failed, as the user called it (`closestHit`, `BoxSet.update`, …). */
+    readonly operation: string,
+    /** `destroyed` (this context's destroy()), `replaced` (issued before a recover()), or the device's own reason. */
+    readonly reason: string,
+    /** What happened, in one line. */
+    readonly detail: string,
   ) {
-    super(message);
+    super(`${operation}: ${detail}`);
   }
+}
+
+/** Why an object can no longer be used (see {@link StaleObjectError}). */
+export type StaleReason = 'destroyed' | 'device-replaced';
+
+/**
+ * An object of this library was used after its `destroy()`, or after `recover()` replaced the
+ * device it was made on (LiDAR sensors, frustum cullers and trees do not move to the new device;
+ * box sets do). Create it again.
+ *
+ * @example
+ * try { await gpu.lidarSweep(sensor, set, pose) } catch (e) {
+ *   if (e instanceof StaleObjectError && e.reason === 'device-replaced') sensor = await gpu.createLidar(desc)
+ * }
+ */
+export class StaleObjectError extends Error {
+  override readonly name = 'StaleObjectError';
+  constructor(
+    readonly operation: string,
+    /** The object, e.g. `BoxSet "boxes"` or `LidarSensor`. */
+    readonly object: string,
+    readonly reason: StaleReason,
+  ) {
+    super(`${operation}: ${object} ${reason === 'destroyed'
+      ? 'was destroyed'
+      : 'was made on a GPU device that recover() has since replaced; create it again'}`);
+  }
+}
+
+/**
+ * The error `error` as seen by `operation` (the call the user made): a DeviceLostError or
+ * StaleObjectError raised by an inner step is re-issued under the outer name; anything else is
+ * returned as it is.
+ */
+export function asSeenBy(operation: string, error: unknown): unknown {
+  if (error instanceof DeviceLostError && error.operation !== operation) {
+    return new DeviceLostError(operation, error.reason, error.detail);
+  }
+  if (error instanceof StaleObjectError && error.operation !== operation) {
+    return new StaleObjectError(operation, error.object, error.reason);
+  }
+  return error;
 }
 
 /** A request exceeds a device limit or a buffer capacity that cannot grow. */

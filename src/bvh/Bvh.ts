@@ -17,6 +17,7 @@ import type { GpuContext } from '../gpu/device.ts';
 import { BufferUsage } from '../gpu/flags.ts';
 import { getKernel, type KernelName } from '../gpu/pipelines.ts';
 import { BVH_NODE } from '../layout/index.ts';
+import { Lifetime } from '../gpu/lifetime.ts';
 import { dispatch } from './encode.ts';
 import { RadixSort, blockTuning, type BlockTuning } from './RadixSort.ts';
 
@@ -77,7 +78,7 @@ export class Bvh {
   private readonly sort: RadixSort;
   /** Leaves of the current tree (the set's count when it was last built). */
   private builtCount = -1;
-  private destroyed = false;
+  private readonly lifetime: Lifetime;
 
   private readonly tuning: BlockTuning;
 
@@ -87,6 +88,7 @@ export class Bvh {
     this.capacity = capacity;
     this.sort = sort;
     this.tuning = tuning;
+    this.lifetime = new Lifetime(ctx, 'Bvh', false);
     const n = Math.max(2, capacity);
     const make = (label: string, size: number, usage = STORAGE): GPUBuffer =>
       ctx.createBuffer({ label: `${ctx.label}:bvh:${label}`, size: Math.max(16, size), usage });
@@ -127,10 +129,13 @@ export class Bvh {
       bounds ? { BOUNDS_WG: this.tuning.boundsWg, BOUNDS_PER_THREAD: this.tuning.boundsPerThread } : {});
   }
 
-  private check(count: number): void {
-    if (this.destroyed) {
-      throw new Error('Bvh: this tree was destroyed');
-    }
+  /** Throws StaleObjectError when this tree was destroyed or its device replaced. */
+  assertUsable(operation: string): void {
+    this.lifetime.assertUsable(operation);
+  }
+
+  private check(count: number, operation = 'Bvh'): void {
+    this.assertUsable(operation);
     if (count > this.capacity) {
       throw new RangeError(`Bvh: ${count} boxes exceed the tree's capacity ${this.capacity}; create a larger Bvh`);
     }
@@ -326,11 +331,11 @@ export class Bvh {
     };
   }
 
+  /** Frees the tree's buffers and its sort (idempotent). */
   destroy(): void {
-    if (this.destroyed) {
+    if (!this.lifetime.end()) {
       return;
     }
-    this.destroyed = true;
     for (const b of [this.nodes, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.bounds, this.params]) {
       this.ctx.destroyBuffer(b);
     }

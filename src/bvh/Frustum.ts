@@ -11,6 +11,8 @@ import { getKernel } from '../gpu/pipelines.ts';
 import { FRUSTUM_PARAMS } from '../layout/index.ts';
 import { rebasePlanes, type Plane } from '../reference/frustum.ts';
 import { ValidationError } from '../errors.ts';
+import { Lifetime } from '../gpu/lifetime.ts';
+import { checkSet } from '../gpu/inputs.ts';
 import { dispatch } from './encode.ts';
 
 /** The draw call the visible list feeds. */
@@ -35,9 +37,10 @@ export class FrustumCuller {
   readonly drawArgsBuffer: GPUBuffer;
   private readonly counter: GPUBuffer;
   private readonly params: GPUBuffer;
-  private destroyed = false;
+  private readonly lifetime: Lifetime;
 
   private constructor(readonly ctx: GpuContext, readonly capacity: number) {
+    this.lifetime = new Lifetime(ctx, 'FrustumCuller', false);
     const make = (label: string, size: number, usage: number): GPUBuffer =>
       ctx.createBuffer({ label: `${ctx.label}:frustum:${label}`, size: Math.max(16, size), usage });
     const out = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -47,21 +50,32 @@ export class FrustumCuller {
     this.params = make('params', FRUSTUM_PARAMS.SIZE, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
-  /** A culler for sets of up to `capacity` boxes. */
+  /**
+   * A culler for sets of up to `capacity` boxes (a positive integer whose visible list fits one
+   * storage binding: CapacityError otherwise, before anything is allocated).
+   */
   static async create(ctx: GpuContext, capacity: number): Promise<FrustumCuller> {
+    if (!(Number.isInteger(capacity) && capacity >= 1)) {
+      throw new ValidationError('argument', undefined, 'capacity', `must be a positive integer (got ${String(capacity)})`);
+    }
+    ctx.assertBindingFits('frustum culler visible list', capacity * 4, `${capacity} boxes × 4 bytes`);
     await Promise.all([getKernel(ctx.device, 'frustumCull'), getKernel(ctx.device, 'frustumArgs')]);
-    return new FrustumCuller(ctx, Math.max(1, capacity));
+    return new FrustumCuller(ctx, capacity);
+  }
+
+  /** Throws StaleObjectError when this culler was destroyed or its device replaced. */
+  assertUsable(operation: string): void {
+    this.lifetime.assertUsable(operation);
   }
 
   /** Records the cull and the argument write into `encoder` (planes in world space). */
-  async encode(encoder: GPUCommandEncoder, set: BoxSet, planes: readonly Plane[], draw: FrustumDraw): Promise<void> {
-    if (this.destroyed) {
-      throw new Error('FrustumCuller: destroyed');
-    }
+  async encode(encoder: GPUCommandEncoder, set: BoxSet, planes: readonly Plane[], draw: FrustumDraw, operation = 'FrustumCuller.encode'): Promise<void> {
+    this.assertUsable(operation);
+    checkSet(this.ctx, set, 'set', operation);
     if (set.count > this.capacity) {
-      throw new RangeError(`FrustumCuller: ${set.count} boxes exceed its capacity ${this.capacity}`);
+      throw new ValidationError('argument', undefined, 'set', `has ${set.count} boxes, more than the culler's capacity ${this.capacity}`);
     }
-    if (planes.length !== 6 || !planes.every((p) => p.length === 4 && p.every(Number.isFinite))) {
+    if (!Array.isArray(planes) || planes.length !== 6 || !planes.every((p) => Array.isArray(p) && p.length === 4 && p.every(Number.isFinite))) {
       throw new ValidationError('argument', undefined, 'planes', 'must be six planes [nx, ny, nz, d] of finite numbers');
     }
     const bytes = new ArrayBuffer(FRUSTUM_PARAMS.SIZE);
@@ -84,22 +98,29 @@ export class FrustumCuller {
   }
 
   /** Culls now and reads back the visible indices (sorted) and the draw arguments. */
-  async cull(set: BoxSet, planes: readonly Plane[], draw: FrustumDraw = { indexCount: 36 }): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
-    await this.ctx.sequence('FrustumCuller.cull', async () => {
+  async cull(set: BoxSet, planes: readonly Plane[], draw: FrustumDraw = { indexCount: 36 }, operation = 'frustumCull'): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
+    this.assertUsable(operation);
+    checkSet(this.ctx, set, 'set', operation);
+    await this.ctx.sequence(operation, async () => {
       const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:frustum' });
-      await this.encode(encoder, set, planes, draw);
+      await this.encode(encoder, set, planes, draw, operation);
       await this.ctx.scoped(`frustum cull (${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
     });
-    const args = new Uint32Array(await this.ctx.readback(this.drawArgsBuffer, 20, 0, 'frustum draw args'));
-    const visible = new Uint32Array(await this.ctx.readback(this.visibleBuffer, args[1]! * 4, 0, 'frustum visible'));
+    const args = new Uint32Array(await this.ctx.readback(this.drawArgsBuffer, 20, 0, operation));
+    const visible = new Uint32Array(await this.ctx.readback(this.visibleBuffer, args[1]! * 4, 0, operation));
     return { visible: visible.sort(), drawArgs: args };
   }
 
+  /** Runs `hook` once when this culler is destroyed (its owner forgets it then). */
+  onDestroy(hook: () => void): () => void {
+    return this.lifetime.onDestroy(hook);
+  }
+
+  /** Frees the culler's buffers (idempotent). */
   destroy(): void {
-    if (this.destroyed) {
+    if (!this.lifetime.end()) {
       return;
     }
-    this.destroyed = true;
     for (const b of [this.visibleBuffer, this.drawArgsBuffer, this.counter, this.params]) {
       this.ctx.destroyBuffer(b);
     }

@@ -21,10 +21,13 @@ import { BufferUsage } from '../gpu/flags.ts';
 import { getKernel } from '../gpu/pipelines.ts';
 import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
 import { closestHit } from '../reference/raycast.ts';
-import { checkLidar, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
+import { checkLidar, checkPose, lidarRays, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../reference/lidar.ts';
 import type { Bvh } from './Bvh.ts';
 import { dispatch } from './encode.ts';
 import { ExclusiveScan } from './RadixSort.ts';
+import { Lifetime } from '../gpu/lifetime.ts';
+import { checkSet } from '../gpu/inputs.ts';
+import { ValidationError } from '../errors.ts';
 
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 
@@ -140,15 +143,15 @@ export class LidarSensor {
   private readonly tileScan: ExclusiveScan | undefined;
   private raster: RasterBuffers | undefined;
   private wantedListCapacity: number | undefined;
-  private destroyed = false;
+  private readonly lifetime: Lifetime;
 
   private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
     this.desc = desc;
     this.method = method;
     this.channels = desc.elevations.length;
     this.azimuths = desc.azimuthSteps;
+    this.lifetime = new Lifetime(ctx, 'LidarSensor', false);
     const n = this.channels * this.azimuths;
-    ctx.assertBindingFits('LiDAR points', n * 16);
     const make = (label: string, size: number, usage: number): GPUBuffer =>
       ctx.createBuffer({ label: `${ctx.label}:lidar:${label}`, size: Math.max(16, size), usage });
     this.rangeBuffer = make('range', n * 4, STORAGE_OUT);
@@ -177,13 +180,18 @@ export class LidarSensor {
    */
   static async create(ctx: GpuContext, desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
     checkLidar(desc);
+    const rays = desc.elevations.length * desc.azimuthSteps;
+    ctx.assertBindingFits('LiDAR points', rays * 16, `${desc.elevations.length} channels × ${desc.azimuthSteps} azimuth steps × 16 bytes`);
     const wanted = options.method ?? 'auto';
+    if (wanted !== 'auto' && wanted !== 'raster' && wanted !== 'bvh') {
+      throw new ValidationError('argument', undefined, 'method', `must be 'auto', 'raster' or 'bvh' (got ${String(wanted)})`);
+    }
     if (wanted === 'raster' && !lidarRasterizable(desc)) {
-      throw new RangeError('LidarSensor: the raster method needs fewer than 65,536 channels, every elevation strictly inside ±89.9° (use method: \'bvh\')');
+      throw new ValidationError('argument', undefined, 'method', '\'raster\' needs fewer than 65,536 channels, every elevation strictly inside ±89.9° (use method: \'bvh\')');
     }
     const method: LidarMethod = wanted === 'auto' ? (lidarRasterizable(desc) ? 'raster' : 'bvh') : wanted;
     if (options.listCapacity !== undefined && !(Number.isInteger(options.listCapacity) && options.listCapacity >= 1)) {
-      throw new RangeError(`LidarSensor: listCapacity must be a positive integer (got ${String(options.listCapacity)})`);
+      throw new ValidationError('argument', undefined, 'listCapacity', `must be a positive integer (got ${String(options.listCapacity)})`);
     }
     if (method === 'bvh') {
       await getKernel(ctx.device, 'bvhLidar');
@@ -213,14 +221,12 @@ export class LidarSensor {
   async encodeSweep(
     encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
     options: { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+    operation = 'LidarSensor.encodeSweep',
   ): Promise<void> {
-    if (this.destroyed) {
-      throw new Error('LidarSensor: this sensor was destroyed');
-    }
+    this.assertUsable(operation);
+    checkSet(this.ctx, set, 'set', operation);
+    checkPose(pose);
     const [ax, ay, az] = poseAxes(pose);
-    if (!pose.origin.every(Number.isFinite)) {
-      throw new RangeError('LidarSensor: pose origin must be three finite numbers');
-    }
     const bytes = new ArrayBuffer(LIDAR_PARAMS.SIZE);
     const f = new Float32Array(bytes);
     const u = new Uint32Array(bytes);
@@ -319,15 +325,19 @@ export class LidarSensor {
     set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), pose: LidarPose,
     options: { readonly points?: boolean; readonly mask?: number } = {},
   ): Promise<LidarSweep> {
+    const operation = 'lidarSweep';
+    this.assertUsable(operation);
+    checkSet(this.ctx, set, 'set', operation);
+    checkPose(pose);
     const n = this.rayCount;
     const tiles = this.tile ? this.tile.rows * this.tile.cols : 0;
     // One sweep in the set's turn, its readbacks started in the same turn (their copies follow the
     // sweep on the queue, so a later sweep of this sensor cannot overwrite the results first).
     const attempt = (): Promise<{ version: number; boxes: BoxArray; masks: Uint32Array | undefined; reads: Promise<(ArrayBuffer | undefined)[]> }> =>
-      this.ctx.sequence('LidarSensor.sweep', async () => {
+      this.ctx.sequence(operation, async () => {
         const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
         const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
-        await this.encodeSweep(encoder, set, bvh, pose, { points: options.points === true, ...(options.mask === undefined ? {} : { mask: options.mask }) });
+        await this.encodeSweep(encoder, set, bvh, pose, { points: options.points === true, ...(options.mask === undefined ? {} : { mask: options.mask }) }, operation);
         // The sweep and the copies of its results in one submission.
         const reads = this.ctx.readbackParts([
           { source: this.rangeBuffer, size: n * 4 },
@@ -335,7 +345,7 @@ export class LidarSensor {
           { source: this.pointsBuffer, size: options.points ? n * 16 : 0 },
           { source: this.overflow, size: 4 },
           { source: this.tileCounters ?? this.overflow, size: this.tileCounters ? 8 : 0, offset: 8 * tiles },
-        ], `LiDAR sweep (${n} rays × ${set.count} boxes)`, undefined, encoder);
+        ], operation, undefined, encoder);
         return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
       });
     let run = await attempt();
@@ -384,11 +394,21 @@ export class LidarSensor {
     return { channels: this.channels, azimuths: this.azimuths, range, box, points, overflowed };
   }
 
+  /** Throws StaleObjectError when this sensor was destroyed or its device replaced. */
+  assertUsable(operation: string): void {
+    this.lifetime.assertUsable(operation);
+  }
+
+  /** Runs `hook` once when this sensor is destroyed (its owner forgets it then). */
+  onDestroy(hook: () => void): () => void {
+    return this.lifetime.onDestroy(hook);
+  }
+
+  /** Frees the sensor's buffers, its scan and its raster lists (idempotent). */
   destroy(): void {
-    if (this.destroyed) {
+    if (!this.lifetime.end()) {
       return;
     }
-    this.destroyed = true;
     for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.tileCounters]) {
       if (b) {
         this.ctx.destroyBuffer(b);

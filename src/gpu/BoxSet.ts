@@ -10,6 +10,7 @@ import { BufferUsage } from './flags.ts';
 import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
 import { boxArrayFrom, validateBoxArray } from '../core/canonical.ts';
 import { ValidationError } from '../errors.ts';
+import { Lifetime } from './lifetime.ts';
 import { OBB, packBoxes } from '../layout/index.ts';
 import type { GpuContext } from './device.ts';
 import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin } from './inputs.ts';
@@ -34,14 +35,35 @@ export interface BoxSetOptions {
 
 const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
+/**
+ * How many boxes `source` holds, from its shape alone (nothing is read or copied), so that
+ * capacity can be checked before validation copies the input.
+ */
+export function boxCount(source: BoxSource): number {
+  if (Array.isArray(source)) {
+    return source.length;
+  }
+  const arr = source as Partial<BoxArray> | null | undefined;
+  if (typeof arr !== 'object' || arr === null || !(arr.data instanceof Float64Array)) {
+    throw new ValidationError('argument', undefined, 'boxes', 'must be an array of boxes or a BoxArray { count, data: Float64Array }');
+  }
+  const count = arr.count;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+    throw new ValidationError('argument', undefined, 'boxes.count', `must be a non-negative integer (got ${String(count)})`);
+  }
+  if (arr.data.length < count * BOX_F64.STRIDE) {
+    throw new ValidationError('argument', undefined, 'boxes.data',
+      `has ${arr.data.length} numbers, fewer than ${count} boxes × ${BOX_F64.STRIDE} (BOX_F64.STRIDE) = ${count * BOX_F64.STRIDE}`);
+  }
+  return count;
+}
+
+/** Validated canonical boxes (a copy) from either form; call boxCount first. */
 function canonicalBoxes(source: BoxSource): BoxArray {
   if (Array.isArray(source)) {
     return boxArrayFrom(source as readonly BoxInput[]);
   }
   const arr = source as BoxArray;
-  if (!arr || !(arr.data instanceof Float64Array) || !Number.isInteger(arr.count)) {
-    throw new ValidationError('argument', undefined, 'boxes', 'must be an array of boxes or a BoxArray { count, data: Float64Array }');
-  }
   return validateBoxArray(arr.data, arr.count);
 }
 
@@ -68,7 +90,7 @@ export class BoxSet {
   private gpuBoxes: GPUBuffer;
   private gpuMasks: GPUBuffer;
   private capacity: number;
-  private destroyed = false;
+  private readonly lifetime: Lifetime;
   /** Changed only inside sequenced calls, so each call packs against the origin of its turn. */
   private currentOrigin: Vec3;
   private readonly unregister: () => void;
@@ -84,7 +106,7 @@ export class BoxSet {
     this.hostMasks = options.masks ? options.masks.slice() : undefined;
     this.currentOrigin = origin;
     this.capacity = Math.max(1, options.capacity ?? 0, boxes.count);
-    ctx.assertBindingFits(`box set "${this.label}"`, this.capacity * OBB.SIZE);
+    this.lifetime = new Lifetime(ctx, `BoxSet "${this.label}"`, true);
     this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
     try {
       this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
@@ -108,9 +130,14 @@ export class BoxSet {
    */
   static create(ctx: GpuContext, boxes: BoxSource, options: BoxSetOptions = {}): BoxSet {
     ctx.assertAlive('BoxSet.create');
+    // Sizes first, from counts and strides: a set beyond the device is refused before its boxes
+    // are read, let alone copied.
+    const count = boxCount(boxes);
+    checkCapacity(options.capacity);
+    const slots = Math.max(1, options.capacity ?? 0, count);
+    ctx.assertBindingFits(`box set "${options.label ?? 'boxes'}"`, slots * OBB.SIZE, `${slots} boxes × ${OBB.SIZE} bytes`);
     const canonical = canonicalBoxes(boxes);
     checkMasks(options.masks, canonical.count);
-    checkCapacity(options.capacity);
     if (options.origin !== undefined) {
       checkOrigin(options.origin);
     }
@@ -154,11 +181,25 @@ export class BoxSet {
     return this.gpuMasks;
   }
 
-  private assertUsable(operation: string): void {
-    if (this.destroyed) {
-      throw new Error(`${operation}: this BoxSet was destroyed`);
-    }
-    this.ctx.assertAlive(operation);
+  /**
+   * Throws StaleObjectError when this set was destroyed, DeviceLostError when its context is gone.
+   * Queries call it with their own name.
+   */
+  assertUsable(operation: string): void {
+    this.lifetime.assertUsable(operation);
+  }
+
+  /** Whether `destroy()` was called. */
+  get isDestroyed(): boolean {
+    return this.lifetime.destroyed;
+  }
+
+  /**
+   * Runs `hook` once when this set is destroyed: the owner of something kept for the set (ObbGpu,
+   * its tree) frees it then. Returns a function that unregisters the hook.
+   */
+  onDestroy(hook: () => void): () => void {
+    return this.lifetime.onDestroy(hook);
   }
 
   private writeAll(origin: Vec3): void {
@@ -195,6 +236,8 @@ export class BoxSet {
    */
   async set(boxes: BoxSource, masks?: Uint32Array): Promise<void> {
     this.assertUsable('BoxSet.set');
+    const count = boxCount(boxes);
+    this.ctx.assertBindingFits(`box set "${this.label}"`, count * OBB.SIZE, `${count} boxes × ${OBB.SIZE} bytes`);
     const canonical = canonicalBoxes(boxes);
     checkMasks(masks, canonical.count);
     const maskCopy = masks ? masks.slice() : undefined;
@@ -232,6 +275,7 @@ export class BoxSet {
   /** Replaces boxes `[first, first + n)`; the set keeps its size (use `set` to change it). */
   async update(first: number, boxes: BoxSource): Promise<void> {
     this.assertUsable('BoxSet.update');
+    boxCount(boxes);
     const canonical = canonicalBoxes(boxes);
     const outside = (): ValidationError => new ValidationError('argument', undefined, 'first',
       `= ${first}: boxes [${first}, ${first + canonical.count}) are outside the set (0..${this.host.count})`);
@@ -306,12 +350,15 @@ export class BoxSet {
     });
   }
 
-  /** Frees the set's GPU buffers (idempotent). */
+  /**
+   * Frees the set's GPU buffers and whatever its owner kept for it (ObbGpu: its tree), and
+   * unregisters it from recovery, so nothing of the library holds the set any more (idempotent).
+   * Queries issued earlier and not yet run fail with StaleObjectError.
+   */
   destroy(): void {
-    if (this.destroyed) {
+    if (!this.lifetime.end()) {
       return;
     }
-    this.destroyed = true;
     this.unregister();
     this.ctx.destroyBuffer(this.gpuBoxes);
     this.ctx.destroyBuffer(this.gpuMasks);

@@ -1,11 +1,13 @@
 /**
- * The GPU backend in one object: a context, a buffer pool, box sets and every query.
+ * The GPU backend in one object: a context, a buffer pool, box sets and every query. Who owns
+ * what is written down in ./lifetime.ts.
  */
 import { WORKGROUP_SIZE } from '../constants.ts';
 import type { BoxInput } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
 import type { SatOptions } from '../reference/query/obbObbSat.ts';
 import { BoxSet, type BoxSetOptions, type BoxSource } from './BoxSet.ts';
+import { checkBound, checkSet } from './inputs.ts';
 import { BufferPool } from './bufferPool.ts';
 import { GpuContext, type GpuContextOptions } from './device.ts';
 import type { RaySource } from './inputs.ts';
@@ -84,7 +86,9 @@ export class ObbGpu {
   readonly rays: RayQueries;
   readonly pairs: PairQueries;
   readonly thresholds: BvhThresholds;
-  private readonly sets = new Set<BoxSet>();
+  /** Sets, sensors and cullers made through this object (or given a tree here), until destroyed. */
+  private readonly owned = new Set<{ destroy(): void }>();
+  /** The tree of each set that has one; dropped (and freed) when its set is destroyed. */
   private readonly trees = new Map<BoxSet, TreeState>();
 
   private constructor(ctx: GpuContext, workgroupSize: number, rayTuning: Partial<RayKernelTuning> | undefined, thresholds: BvhThresholds) {
@@ -126,8 +130,9 @@ export class ObbGpu {
    * valid. Queries issued before the call fail with DeviceLostError; queries issued after it
    * wait for the new device and answer as if nothing happened. Kernels compile again on first
    * use (they compiled before, so this cannot fail for a WGSL reason). Buffers handed out
-   * earlier (`closestHitBuffers`) died with the old device. Pass `device` when this object wraps
-   * a device of yours. See also the `autoRecover` option.
+   * earlier (`closestHitBuffers`) died with the old device, and LiDAR sensors and frustum
+   * cullers made before must be made again (using one is a StaleObjectError). Pass `device`
+   * when this object wraps a device of yours. See also the `autoRecover` option.
    *
    * @example
    * try { hits = await gpu.closestHit(set, rays) } catch (e) {
@@ -143,10 +148,34 @@ export class ObbGpu {
     return this.ctx.adapter.name;
   }
 
-  /** Validates and uploads boxes; the set lives on the GPU until `destroy()`. */
+  /** Keeps `object` until its own destroy() (and destroys it with this ObbGpu). */
+  private own<T extends { destroy(): void; onDestroy(hook: () => void): () => void }>(object: T): T {
+    if (!this.owned.has(object)) {
+      this.owned.add(object);
+      object.onDestroy(() => {
+        this.owned.delete(object);
+      });
+    }
+    return object;
+  }
+
+  /**
+   * Validates and uploads boxes; the set lives on the GPU until `destroy()`, which also frees
+   * the tree this object built for it.
+   */
   createBoxSet(boxes: BoxSource, options: BoxSetOptions = {}): BoxSet {
-    const set = BoxSet.create(this.ctx, boxes, options);
-    this.sets.add(set);
+    return this.ownSet(BoxSet.create(this.ctx, boxes, options));
+  }
+
+  /** Owns `set` and frees its tree when it is destroyed (sets made with BoxSet.create too). */
+  private ownSet(set: BoxSet): BoxSet {
+    if (!this.owned.has(set)) {
+      this.own(set);
+      set.onDestroy(() => {
+        this.trees.get(set)?.bvh.destroy();
+        this.trees.delete(set);
+      });
+    }
     return set;
   }
 
@@ -156,15 +185,22 @@ export class ObbGpu {
    * re-based (set, rebase) or after a device recovery. Call only inside a sequenced operation
    * (the queries do); use {@link buildBvh} to build ahead of time.
    */
-  private async currentTree(set: BoxSet): Promise<Bvh | undefined> {
+  private async currentTree(set: BoxSet, operation: string): Promise<Bvh | undefined> {
+    set.assertUsable(operation);
     if (set.count < 2) {
       return undefined; // the kernels handle 0 and 1 boxes without a tree
     }
     let st = this.trees.get(set);
     if (!st || st.epoch !== this.ctx.epoch || st.bvh.capacity < set.count) {
       st?.bvh.destroy();
+      this.trees.delete(set);
       const bvh = await Bvh.create(this.ctx, set, Math.max(set.count, st ? Math.ceil(st.bvh.capacity * 1.5) : 0));
+      if (set.isDestroyed) {
+        bvh.destroy(); // destroyed while the tree was being made
+        set.assertUsable(operation);
+      }
       st = { bvh, epoch: this.ctx.epoch, version: -1, shapeVersion: -1 };
+      this.ownSet(set);
       this.trees.set(set, st);
     }
     if (st.version !== set.version) {
@@ -182,17 +218,18 @@ export class ObbGpu {
     return st.bvh;
   }
 
-  private treeOption(set: BoxSet, accel: Accel | undefined, threshold: number): (() => Promise<Bvh | undefined>) | undefined {
-    const use = accel === 'bvh' || ((accel ?? 'auto') === 'auto' && set.count >= threshold);
+  private treeOption(set: BoxSet, accel: Accel | undefined, threshold: number, operation: string, field = 'set'): (() => Promise<Bvh | undefined>) | undefined {
     if (accel !== undefined && accel !== 'auto' && accel !== 'bvh' && accel !== 'brute') {
       throw new ValidationError('argument', undefined, 'accel', `must be 'auto', 'bvh' or 'brute' (got ${String(accel)})`);
     }
-    return use ? () => this.currentTree(set) : undefined;
+    checkSet(this.ctx, set, field, operation);
+    const use = accel === 'bvh' || ((accel ?? 'auto') === 'auto' && set.count >= threshold);
+    return use ? () => this.currentTree(set, operation) : undefined;
   }
 
-  private rayOptions<T extends ObbRayOptions>(set: BoxSet, options: T): Omit<T, 'accel'> & { tree?: () => Promise<Bvh | undefined> } {
+  private rayOptions<T extends ObbRayOptions>(set: BoxSet, options: T, operation: string): Omit<T, 'accel'> & { tree?: () => Promise<Bvh | undefined> } {
     const { accel, ...rest } = options;
-    const tree = this.treeOption(set, accel, this.thresholds.rays);
+    const tree = this.treeOption(set, accel, this.thresholds.rays, operation);
     return tree ? { ...rest, tree } : rest;
   }
 
@@ -204,14 +241,18 @@ export class ObbGpu {
    * @example
    * await gpu.buildBvh(set);
    */
-  async buildBvh(set: BoxSet): Promise<void> {
-    await this.ctx.sequence('buildBvh', async () => {
-      const st = this.trees.get(set);
-      if (st) {
-        st.shapeVersion = -1;
-        st.version = -1;
-      }
-      await this.currentTree(set);
+  buildBvh(set: BoxSet): Promise<void> {
+    const op = 'buildBvh';
+    return this.ctx.named(op, async () => {
+      checkSet(this.ctx, set, 'set', op);
+      await this.ctx.sequence(op, async () => {
+        const st = this.trees.get(set);
+        if (st) {
+          st.shapeVersion = -1;
+          st.version = -1;
+        }
+        await this.currentTree(set, op);
+      });
     });
   }
 
@@ -221,39 +262,47 @@ export class ObbGpu {
    * undefined for sets of fewer than two boxes, which need none.
    */
   bvhOf(set: BoxSet): Promise<Bvh | undefined> {
-    return this.ctx.sequence('bvhOf', () => this.currentTree(set));
+    const op = 'bvhOf';
+    return this.ctx.named(op, () => {
+      checkSet(this.ctx, set, 'set', op);
+      return this.ctx.sequence(op, () => this.currentTree(set, op));
+    });
   }
 
   /** Closest hit per ray (see RayQueries.closestHit); `accel` picks brute force or the BVH. */
   closestHit(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
-    return this.rays.closestHit(set, rays, this.rayOptions(set, options));
+    const op = 'closestHit';
+    return this.ctx.named(op, () => this.rays.closestHit(set, rays, this.rayOptions(set, options, op)));
   }
 
-  /** Closest hits left on the GPU for the caller's next pass. */
+  /** Closest hits left on the GPU for the caller's next pass (the caller destroys them). */
   closestHitBuffers(set: BoxSet, rays: RaySource, options: ObbRayOptions = {}): Promise<GpuHitBuffers> {
-    return this.rays.closestHitBuffers(set, rays, this.rayOptions(set, options));
+    const op = 'closestHitBuffers';
+    return this.ctx.named(op, () => this.rays.closestHitBuffers(set, rays, this.rayOptions(set, options, op)));
   }
 
   /** 1 per ray that hits any box. */
   anyHit(set: BoxSet, rays: RaySource, options: ObbRayOptions = {}): Promise<Uint8Array> {
-    return this.rays.anyHit(set, rays, this.rayOptions(set, options));
+    const op = 'anyHit';
+    return this.ctx.named(op, () => this.rays.anyHit(set, rays, this.rayOptions(set, options, op)));
   }
 
   /** Every hit, sorted by ray, t, box; never truncated. */
   allHits(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly capacity?: number } = {}): Promise<GpuAllHits> {
-    return this.rays.allHits(set, rays, this.rayOptions(set, options));
+    const op = 'allHits';
+    return this.ctx.named(op, () => this.rays.allHits(set, rays, this.rayOptions(set, options, op)));
   }
 
   /**
    * A LiDAR sensor whose sweeps generate their rays on the GPU (see LidarSensor); sweep it with
-   * {@link lidarSweep}.
+   * {@link lidarSweep}, free it with its `destroy()`.
    *
    * @example
    * const lidar = await gpu.createLidar({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
    * // method: 'raster' (default where the table allows: no tree needed) or 'bvh' (see LidarSensor)
    */
   createLidar(desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
-    return LidarSensor.create(this.ctx, desc, options);
+    return this.ctx.named('createLidar', async () => this.own(await LidarSensor.create(this.ctx, desc, options)));
   }
 
   /**
@@ -265,37 +314,49 @@ export class ObbGpu {
    * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });
    */
   lidarSweep(sensor: LidarSensor, set: BoxSet, pose: LidarPose, options: { readonly points?: boolean; readonly mask?: number } = {}): Promise<LidarSweep> {
-    return sensor.sweep(set, () => this.currentTree(set), pose, options);
+    const op = 'lidarSweep';
+    return this.ctx.named(op, () => {
+      checkBound(this.ctx, sensor, 'sensor', 'LidarSensor', (v) => v instanceof LidarSensor, op);
+      return sensor.sweep(set, () => this.currentTree(set, op), pose, options);
+    });
   }
 
   /**
    * A frustum culler for sets of up to `capacity` boxes (visible list + drawIndexedIndirect
-   * arguments on the GPU).
+   * arguments on the GPU); free it with its `destroy()`.
    */
   createFrustumCuller(capacity: number): Promise<FrustumCuller> {
-    return FrustumCuller.create(this.ctx, capacity);
+    return this.ctx.named('createFrustumCuller', async () => this.own(await FrustumCuller.create(this.ctx, capacity)));
   }
 
   /** Culls `set` against six world planes and reads the visible indices back. */
   frustumCull(culler: FrustumCuller, set: BoxSet, planes: readonly Plane[], draw?: FrustumDraw): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
-    return culler.cull(set, planes, draw);
+    const op = 'frustumCull';
+    return this.ctx.named(op, () => {
+      checkBound(this.ctx, culler, 'culler', 'FrustumCuller', (v) => v instanceof FrustumCuller, op);
+      return culler.cull(set, planes, draw, op);
+    });
   }
 
   /** SAT on listed pairs of one set. */
   obbPairs(set: BoxSet, pairs: Uint32Array | readonly (readonly [number, number])[], options: SatOptions = {}): Promise<GpuPairResults> {
-    return this.pairs.obbPairs(set, pairs, options);
+    return this.ctx.named('obbPairs', () => this.pairs.obbPairs(set, pairs, options));
   }
 
   /** One box against every box of a set. */
   obbOneVsMany(box: BoxInput, set: BoxSet, options: SatOptions = {}): Promise<GpuPairResults> {
-    return this.pairs.obbOneVsMany(box, set, options);
+    return this.ctx.named('obbOneVsMany', () => this.pairs.obbOneVsMany(box, set, options));
   }
 
   /** Every overlapping (i in A, j in B); `accel` picks brute force or a BVH over B. */
   obbCross(a: BoxSet, b: BoxSet, options: ObbPairListOptions = {}): Promise<GpuPairList> {
-    const { accel, ...rest } = options;
-    const tree = this.treeOption(b, accel, this.thresholds.pairs);
-    return this.pairs.obbCross(a, b, tree ? { ...rest, tree } : rest);
+    const op = 'obbCross';
+    return this.ctx.named(op, () => {
+      const { accel, ...rest } = options;
+      checkSet(this.ctx, a, 'a', op);
+      const tree = this.treeOption(b, accel, this.thresholds.pairs, op, 'b');
+      return this.pairs.obbCross(a, b, tree ? { ...rest, tree } : rest);
+    });
   }
 
   /**
@@ -306,25 +367,49 @@ export class ObbGpu {
    * similar sizes), else the BVH (a few boxes as wide as the scene crowd every search region).
    */
   allPairs(set: BoxSet, options: ObbAllPairsOptions = {}): Promise<GpuPairList> {
-    const { accel, ...rest } = options;
-    if (accel === 'grid' || ((accel ?? 'auto') === 'auto' && set.count >= this.thresholds.pairs)) {
-      return this.pairs.allPairs(set, { ...rest, grid: accel === 'grid' ? true : 'auto', tree: () => this.currentTree(set) });
-    }
-    const tree = this.treeOption(set, accel, this.thresholds.pairs);
-    return this.pairs.allPairs(set, tree ? { ...rest, tree } : rest);
+    const op = 'allPairs';
+    return this.ctx.named(op, () => {
+      const { accel, ...rest } = options;
+      checkSet(this.ctx, set, 'set', op);
+      if (accel === 'grid' || ((accel ?? 'auto') === 'auto' && set.count >= this.thresholds.pairs)) {
+        return this.pairs.allPairs(set, { ...rest, grid: accel === 'grid' ? true : 'auto', tree: () => this.currentTree(set, op) });
+      }
+      const tree = this.treeOption(set, accel, this.thresholds.pairs, op);
+      return this.pairs.allPairs(set, tree ? { ...rest, tree } : rest);
+    });
   }
 
-  /** Frees every set, pooled buffer and (if this object requested it) the device. Idempotent. */
+  /**
+   * Frees the caches the queries keep between calls: pooled buffers, readback staging buffers,
+   * upload scratch memory, the grid's scan, the uniforms of encodeClosestHit. What objects own
+   * (sets, trees, sensors, cullers) stays. Once every object made here is destroyed and trim()
+   * has run, `ctx.liveBuffers` is 0. Not between an encodeClosestHit and the submission of its
+   * encoder.
+   *
+   * @example
+   * set.destroy(); gpu.trim(); console.log(gpu.ctx.liveBuffers); // 0
+   */
+  trim(): void {
+    this.pool.trim();
+    this.rays.trim();
+    this.pairs.trim();
+    this.ctx.trimCaches();
+  }
+
+  /**
+   * Frees every set, tree, sensor and culler still alive, the caches, and (if this object
+   * requested it) the device. Idempotent.
+   */
   destroy(): void {
+    for (const object of [...this.owned]) {
+      object.destroy();
+    }
+    this.owned.clear();
     for (const st of this.trees.values()) {
       st.bvh.destroy();
     }
     this.trees.clear();
-    for (const set of this.sets) {
-      set.destroy();
-    }
-    this.sets.clear();
-    this.pool.trim();
+    this.trim();
     this.ctx.destroy();
   }
 }

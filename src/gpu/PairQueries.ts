@@ -182,6 +182,17 @@ function checkTolerance(options: SatOptions): number {
   return tol;
 }
 
+/** How many pairs `pairs` holds, from its shape alone. */
+function pairCount(pairs: Uint32Array | readonly (readonly [number, number])[]): number {
+  if (pairs instanceof Uint32Array) {
+    return Math.floor(pairs.length / 2);
+  }
+  if (!Array.isArray(pairs)) {
+    throw new ValidationError('argument', undefined, 'pairs', 'must be a Uint32Array [i0, j0, i1, j1, …] or an array of [i, j] pairs');
+  }
+  return pairs.length;
+}
+
 /**
  * Flat pair indices (a copy) from either form. Checks the shape and that every index is a
  * non-negative integer; checkPairs checks them against the set's size at the query's turn.
@@ -232,6 +243,16 @@ export class PairQueries {
   constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE) {
     this.pool = pool ?? new BufferPool(ctx);
     this.workgroupSize = workgroupSize;
+    // The scan's buffers lived on the old device.
+    ctx.onRecover(() => {
+      this.gridScan = undefined;
+    });
+  }
+
+  /** Frees the grid's scan (made again, at the size needed, by the next grid). */
+  trim(): void {
+    this.gridScan?.destroy();
+    this.gridScan = undefined;
   }
 
   /**
@@ -404,14 +425,15 @@ export class PairQueries {
    * const r = await pq.obbPairs(set, new Uint32Array([0, 1, 2, 3]), { faceOnly: false });
    */
   async obbPairs(set: BoxSet, pairs: Uint32Array | readonly (readonly [number, number])[], options: SatOptions = {}): Promise<GpuPairResults> {
-    checkSet(this.ctx, set);
+    checkSet(this.ctx, set, 'set', 'obbPairs');
     const tolerance = checkTolerance(options);
-    // A copy (the caller may reuse its array before the turn), checked for shape and signs now
-    // and against the set's size at the query's turn.
+    // Sizes from the count first, then a copy (the caller may reuse its array before the turn),
+    // checked for shape and signs now and against the set's size at the query's turn.
+    const count = pairCount(pairs);
+    this.ctx.assertBindingFits('pairs', count * 8, `${count} pairs × 8 bytes`);
+    this.ctx.assertBindingFits('pair results', count * PAIR_RESULT.SIZE, `${count} pairs × ${PAIR_RESULT.SIZE} bytes`);
     const flat = flatPairs(pairs);
     const n = flat.length / 2;
-    this.ctx.assertBindingFits('pairs', flat.byteLength);
-    this.ctx.assertBindingFits('pair results', n * PAIR_RESULT.SIZE);
     return this.perItem('obbPairs', () => n, () => {
       checkPairs(flat, set.count, set.count);
       const pairBuffer = this.pool.acquire(flat.byteLength, STORAGE_IN, 'pairs');
@@ -431,7 +453,7 @@ export class PairQueries {
    * const r = await pq.obbOneVsMany({ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }, set);
    */
   async obbOneVsMany(box: BoxInput, set: BoxSet, options: SatOptions = {}): Promise<GpuPairResults> {
-    checkSet(this.ctx, set);
+    checkSet(this.ctx, set, 'set', 'obbOneVsMany');
     const tolerance = checkTolerance(options);
     const query = toObb(box, 0);
     const queryArray = { count: 1, data: Float64Array.from([...query.center, ...query.halfExtents, ...query.axes.flat()]) };
@@ -471,14 +493,15 @@ export class PairQueries {
   }
 
   private async pairList(a: BoxSet, b: BoxSet, self: boolean, options: PairListOptions): Promise<GpuPairList> {
-    checkSet(this.ctx, a, self ? 'set' : 'a');
-    checkSet(this.ctx, b, self ? 'set' : 'b');
+    const operation = self ? 'allPairs' : 'obbCross';
+    checkSet(this.ctx, a, self ? 'set' : 'a', operation);
+    checkSet(this.ctx, b, self ? 'set' : 'b', operation);
     const tolerance = checkTolerance(options);
     checkCapacity(options.capacity);
     const contacts = options.contacts ?? false;
     const flags = (options.faceOnly ? PAIR_OPT_FACE_ONLY : 0) | (self ? PAIR_OPT_SELF : 0) | (contacts ? PAIR_OPT_CONTACTS : 0);
     const tree = options.tree;
-    return this.ctx.sequence('allPairs', async () => {
+    return this.ctx.sequence(operation, async () => {
       // Counts and origins as of this query's turn (earlier set() or rebase() calls applied).
       if (a.count === 0 || b.count === 0) {
         return contacts
@@ -545,14 +568,14 @@ export class PairQueries {
               total = new Uint32Array(await this.ctx.readback(counter, 4, 0, 'obbCross'))[0]!;
             }
             if (total <= capacity) {
-              const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, 'allPairs'));
+              const raw = new Uint32Array(await this.ctx.readback(list, total * 8, 0, operation));
               const order = pairOrder(raw);
               const pairs = permuted(raw, order);
               if (!contacts) {
                 return { pairs, count: total, runs, bvh: bvh !== undefined, grid: grid !== undefined };
               }
               const res = accel
-                ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, 'allPairs'), total)
+                ? unpackPairResults(await this.ctx.readback(contactBuffer, total * PAIR_RESULT.SIZE, 0, operation), total)
                 : undefined;
               const gap = new Float32Array(total);
               const axis = new Uint8Array(total);

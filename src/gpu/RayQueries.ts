@@ -21,7 +21,7 @@ import type { BoxSet } from './BoxSet.ts';
 import { BufferPool } from './bufferPool.ts';
 import type { GpuContext } from './device.ts';
 import { ValidationError } from '../errors.ts';
-import { canonicalRays, checkCapacity, checkRayFilters, checkRayRange, checkSet, type RaySource } from './inputs.ts';
+import { canonicalRays, checkCapacity, checkRayFilters, checkRayRange, checkSet, rayCount, type RaySource } from './inputs.ts';
 import { dispatchGrid, getKernel, type KernelConstants, type KernelName } from './pipelines.ts';
 
 /** Options of the GPU ray queries (the same filters as the CPU reference). */
@@ -134,6 +134,19 @@ export class RayQueries {
     });
   }
 
+  /**
+   * Frees the uniforms cached for encodeClosestHit and its overflow counter. Not between an
+   * encodeClosestHit and the submission of its encoder (the encoder uses them).
+   */
+  trim(): void {
+    for (const buffer of this.paramsCache.values()) {
+      this.ctx.destroyBuffer(buffer);
+    }
+    this.paramsCache.clear();
+    this.ctx.destroyBuffer(this.overflowBuffer);
+    this.overflowBuffer = undefined;
+  }
+
   /** Override constants of the ray kernels for this instance. */
   get constants(): KernelConstants {
     return { TILED: this.tuning.tiled, CULL: this.tuning.cull };
@@ -143,11 +156,13 @@ export class RayQueries {
    * Validates everything that does not depend on the set's state at the query's turn, and copies
    * the caller's arrays (packing happens at the turn; the caller may reuse them before).
    */
-  private prepare(set: BoxSet, source: RaySource, options: GpuRayOptions, extraFlags = 0): PreparedRays {
-    checkSet(this.ctx, set);
+  private prepare(operation: string, set: BoxSet, source: RaySource, options: GpuRayOptions, extraFlags = 0): PreparedRays {
+    checkSet(this.ctx, set, 'set', operation);
+    // The size from the count first: a batch beyond the device is refused before it is copied.
+    const count = rayCount(source);
+    this.ctx.assertBindingFits('rays', count * RAY.SIZE, `${count} rays × ${RAY.SIZE} bytes`);
     const rays = canonicalRays(source);
     checkRayFilters(rays.count, undefined, options.rayMasks, options.exclude);
-    this.ctx.assertBindingFits('rays', rays.count * RAY.SIZE);
     const copy: { -readonly [K in keyof GpuRayOptions]: GpuRayOptions[K] } = {};
     if (options.solid !== undefined) {
       copy.solid = options.solid;
@@ -260,7 +275,7 @@ export class RayQueries {
    * if (hits.box[0] >= 0) console.log(hits.t[0], hits.point?.subarray(0, 3), hits.normal?.subarray(0, 3));
    */
   async closestHit(set: BoxSet, source: RaySource, options: GpuRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
-    const prep = this.prepare(set, source, options, options.geometry ? RAY_OPT_GEOMETRY : 0);
+    const prep = this.prepare('closestHit', set, source, options, options.geometry ? RAY_OPT_GEOMETRY : 0);
     const n = prep.rays.count;
     if (n === 0) {
       return unpackClosest(new ArrayBuffer(0), undefined, prep.rays);
@@ -310,7 +325,7 @@ export class RayQueries {
    * renderPass.setBindGroup(1, device.createBindGroup({ layout, entries: [{ binding: 0, resource: { buffer: out.geometry } }] }));
    */
   async closestHitBuffers(set: BoxSet, source: RaySource, options: GpuRayOptions = {}): Promise<GpuHitBuffers> {
-    const prep = this.prepare(set, source, options, RAY_OPT_GEOMETRY);
+    const prep = this.prepare('closestHitBuffers', set, source, options, RAY_OPT_GEOMETRY);
     const n = prep.rays.count;
     const ctx = this.ctx;
     return ctx.sequence('closestHitBuffers', async () => {
@@ -332,12 +347,11 @@ export class RayQueries {
         ctx.destroyBuffer(geometry);
         throw error;
       } finally {
-        // The uploads are needed until the dispatch ran; release them when the queue is done.
-        void ctx.device.queue.onSubmittedWorkDone().then(() => {
-          this.pool.release(params);
-          this.pool.release(rays);
-          this.pool.release(walk?.overflow);
-        }, () => undefined);
+        // Back to the pool at once: the queue runs in order, so whoever takes them next writes
+        // them (queue.writeBuffer) only after this dispatch has read them.
+        this.pool.release(params);
+        this.pool.release(rays);
+        this.pool.release(walk?.overflow);
       }
       return {
         hits, geometry, count: n, origin: [set.origin[0], set.origin[1], set.origin[2]] as const,
@@ -369,7 +383,7 @@ export class RayQueries {
     } = {},
   ): Promise<void> {
     const op = 'encodeClosestHit';
-    checkSet(this.ctx, set);
+    checkSet(this.ctx, set, 'set', op);
     if (!Number.isInteger(rayCount) || rayCount < 0) {
       throw new ValidationError('argument', undefined, 'rayCount', `must be a non-negative integer (got ${String(rayCount)})`);
     }
@@ -438,7 +452,7 @@ export class RayQueries {
    * const occluded = await rq.anyHit(set, shadowRays);
    */
   async anyHit(set: BoxSet, source: RaySource, options: GpuRayOptions = {}): Promise<Uint8Array> {
-    const prep = this.prepare(set, source, options);
+    const prep = this.prepare('anyHit', set, source, options);
     const n = prep.rays.count;
     if (n === 0) {
       return new Uint8Array(0);
@@ -485,7 +499,7 @@ export class RayQueries {
    */
   async allHits(set: BoxSet, source: RaySource, options: GpuRayOptions & { readonly capacity?: number } = {}): Promise<GpuAllHits> {
     checkCapacity(options.capacity);
-    const prep = this.prepare(set, source, options);
+    const prep = this.prepare('allHits', set, source, options);
     const n = prep.rays.count;
     const op = 'allHits';
     return this.ctx.sequence(op, async () => {

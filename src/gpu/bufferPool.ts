@@ -41,12 +41,13 @@ export class BufferPool {
 
   /** A buffer of at least `size` bytes with exactly `usage`. */
   acquire(size: number, usage: GPUBufferUsageFlags, label: string): GPUBuffer {
-    // Round up to a size class, unless the class would exceed a limit the size itself respects
-    // (a whole-buffer storage binding must fit maxStorageBufferBindingSize).
+    // Round up to a size class, unless the class would exceed a limit (a whole-buffer storage
+    // binding must fit maxStorageBufferBindingSize): then the size itself, so that a size beyond
+    // the limit is reported as it was asked for, not rounded.
     const limits = this.ctx.limits;
     const cap = Math.min(limits.maxBufferSize, limits.maxStorageBufferBindingSize);
     const rounded = sizeClass(size);
-    const cls = rounded > cap && size <= cap ? Math.ceil(size / 4) * 4 : rounded;
+    const cls = rounded > cap ? Math.ceil(size / 4) * 4 : rounded;
     const key = `${usage}:${cls}`;
     const list = this.free.get(key);
     const reused = list?.pop();

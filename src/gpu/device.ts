@@ -9,7 +9,7 @@
  * caller holds stay valid.
  */
 import { BufferUsage, MapMode } from './flags.ts';
-import { CapacityError, DeviceLostError, GpuError, ValidationError } from '../errors.ts';
+import { CapacityError, DeviceLostError, GpuError, ValidationError, asSeenBy } from '../errors.ts';
 
 /** What the adapter says about itself (copied: GPUAdapterInfo's fields are prototype getters). */
 export interface AdapterSummary {
@@ -63,6 +63,12 @@ export interface GpuContextLimits {
   readonly maxBufferSize: number;
 }
 
+/** A device's loss, once it came, and who is waiting for it (GpuContext.whileAlive). */
+interface DeviceWatchers {
+  info: GPUDeviceLostInfo | undefined;
+  readonly listeners: Set<(info: GPUDeviceLostInfo) => void>;
+}
+
 /** Something that lives on the device and can rebuild itself on a new one (see `onRecover`). */
 export type RecoverHook = () => void;
 
@@ -96,7 +102,7 @@ async function requestDevice(options: GpuContextOptions, label: string): Promise
     requiredFeatures.push('timestamp-query');
   }
   const device = await adapter.requestDevice({
-    label: `${label}:device`,
+    label: `${label}:device-${++devicesRequested}`,
     requiredFeatures,
     requiredLimits: {
       maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
@@ -107,6 +113,9 @@ async function requestDevice(options: GpuContextOptions, label: string): Promise
   const legacyFallback = (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   return { device, adapter: summarizeAdapter(adapter.info, legacyFallback) };
 }
+
+/** Devices requested by this module: each gets its own label, so a driver message naming one is unambiguous. */
+let devicesRequested = 0;
 
 /** How long a failed GPU call waits for `device.lost` to say whether the device was the cause. */
 const LOSS_SETTLE_MS = 1000;
@@ -150,6 +159,8 @@ export class GpuContext {
   /** Host memory for packing uploads (uploadScratch). */
   private scratch: Float32Array<ArrayBuffer> | undefined;
   private readonly hooks = new Set<RecoverHook>();
+  /** Per device: its loss, once it came, and the work waiting on it (whileAlive). */
+  private readonly watchers = new WeakMap<GPUDevice, DeviceWatchers>();
   private order: Promise<unknown> = Promise.resolve();
   /** Replaced (synchronously) by every `recover()`: work issued before it cannot complete. */
   private currentEpoch: object = {};
@@ -167,7 +178,14 @@ export class GpuContext {
 
   /** Follows `device.lost`: records the loss if `device` is still the current device. */
   private watch(device: GPUDevice): Promise<GPUDeviceLostInfo> {
+    const watchers: DeviceWatchers = { info: undefined, listeners: new Set() };
+    this.watchers.set(device, watchers);
     return device.lost.then((info) => {
+      watchers.info = info;
+      for (const listener of watchers.listeners) {
+        listener(info);
+      }
+      watchers.listeners.clear();
       if (device === this.current && !this.recovering) {
         this.lostInfo = info;
         if (this.options.autoRecover && this.ownsDevice && !this.destroyed) {
@@ -247,20 +265,17 @@ export class GpuContext {
    */
   assertAlive(operation: string): void {
     if (this.destroyed) {
-      throw new DeviceLostError(`${operation}: the GPU context was destroyed`, 'destroyed');
+      throw new DeviceLostError(operation, 'destroyed', 'the GPU context was destroyed');
     }
     if (this.lostInfo && !this.recovering) {
-      throw new DeviceLostError(
-        `${operation}: the GPU device was lost (${this.lostInfo.reason}: ${this.lostInfo.message})`,
-        this.lostInfo.reason,
-      );
+      throw lostError(operation, this.lostInfo);
     }
   }
 
   /** Throws DeviceLostError if `epoch` is not the current device's (see {@link epoch}). */
   assertEpoch(operation: string, epoch: object): void {
     if (epoch !== this.currentEpoch) {
-      throw new DeviceLostError(`${operation}: issued on a GPU device that has since been lost and replaced; issue it again`, 'replaced');
+      throw new DeviceLostError(operation, 'replaced', 'issued on a GPU device that has since been lost and replaced; issue it again');
     }
   }
 
@@ -272,7 +287,7 @@ export class GpuContext {
    */
   private async failure(operation: string, error: unknown, epoch: object, device: GPUDevice, settle: boolean): Promise<never> {
     if (error instanceof DeviceLostError) {
-      throw error;
+      throw asSeenBy(operation, error);
     }
     if (epoch !== this.currentEpoch) {
       this.assertEpoch(operation, epoch);
@@ -288,10 +303,10 @@ export class GpuContext {
     if (this.destroyed || this.lostInfo) {
       this.assertAlive(operation);
       if (this.lostInfo) {
-        throw new DeviceLostError(`${operation}: the GPU device was lost (${this.lostInfo.reason}: ${this.lostInfo.message})`, this.lostInfo.reason);
+        throw lostError(operation, this.lostInfo);
       }
     }
-    throw error;
+    throw asSeenBy(operation, error);
   }
 
   /** Creates a tracked buffer; `destroy()` of this context frees it if its owner did not. */
@@ -329,15 +344,22 @@ export class GpuContext {
     return lower !== undefined && lower < this.current.limits[name] ? `, lowered from the device's ${this.current.limits[name]} by this context's limits option` : '';
   }
 
-  /** Checks a storage binding of `size` bytes fits the device; throws CapacityError otherwise. */
-  assertBindingFits(what: string, size: number): void {
-    const limit = this.limits.maxStorageBufferBindingSize;
+  /**
+   * Checks that a storage binding of `size` bytes fits the device: within
+   * maxStorageBufferBindingSize and maxBufferSize (a binding is a buffer), whichever is smaller.
+   * Throws a CapacityError naming the limit, `what` and the real bytes asked for; `items`
+   * (e.g. "4000 boxes × 48 bytes") says where the bytes come from. Call it before reading or
+   * copying the input it sizes.
+   */
+  assertBindingFits(what: string, size: number, items?: string): void {
+    const { maxStorageBufferBindingSize: binding, maxBufferSize: buffer } = this.limits;
+    const name: keyof GpuLimitOverrides = buffer < binding ? 'maxBufferSize' : 'maxStorageBufferBindingSize';
+    const limit = Math.min(binding, buffer);
     if (size > limit) {
       throw new CapacityError(
-        `${what}: ${size} bytes exceed maxStorageBufferBindingSize (${limit} bytes` +
-          `${this.lowered('maxStorageBufferBindingSize')}); split the data into smaller sets or batches, ` +
-          'or use an adapter with larger limits',
-        'maxStorageBufferBindingSize', size, limit,
+        `${what}: ${items ? `${items} = ` : ''}${size} bytes exceed ${name} (${limit} bytes` +
+          `${this.lowered(name)}); split the data into smaller sets or batches, or use an adapter with larger limits`,
+        name, size, limit,
       );
     }
   }
@@ -487,6 +509,20 @@ export class GpuContext {
     this.stagingBytes += size;
   }
 
+  /**
+   * Frees the context's caches: the staging buffers kept for readbacks and the host memory kept
+   * for packing uploads. Readbacks in flight keep theirs. Buffers that objects own stay.
+   */
+  trimCaches(): void {
+    for (const list of this.staging.values()) {
+      for (const buffer of list) {
+        this.destroyBuffer(buffer);
+      }
+    }
+    this.dropStaging();
+    this.scratch = undefined;
+  }
+
   private dropStaging(): void {
     this.staging.clear();
     this.stagingBytes = 0;
@@ -498,14 +534,28 @@ export class GpuContext {
    */
   async whileAlive<T>(operation: string, promise: Promise<T>, epoch: object = this.currentEpoch): Promise<T> {
     const device = this.current;
-    const lost = this.currentLost.then((info): never => {
-      throw new DeviceLostError(`${operation}: the GPU device was lost (${info.reason}: ${info.message})`, info.reason);
+    // A listener that is removed when `promise` settles: a reaction on `device.lost` (which
+    // may never settle) would keep every awaited promise, and its value, alive for good.
+    const watchers = this.watchers.get(device);
+    let stop = (): void => undefined;
+    const lost = new Promise<never>((_, reject) => {
+      if (watchers?.info) {
+        reject(lostError(operation, watchers.info));
+        return;
+      }
+      const listener = (info: GPUDeviceLostInfo): void => reject(lostError(operation, info));
+      watchers?.listeners.add(listener);
+      stop = () => {
+        watchers?.listeners.delete(listener);
+      };
     });
     lost.catch(() => undefined);
     try {
       return await Promise.race([promise, lost]);
     } catch (error) {
       return this.failure(operation, error, epoch, device, true);
+    } finally {
+      stop();
     }
   }
 
@@ -526,8 +576,25 @@ export class GpuContext {
         return this.failure(operation, error, epoch, device, false);
       }
     });
-    this.order = run.catch(() => undefined);
+    // Only the turn, not its result: the chain must not keep the last query's data alive.
+    this.order = run.then(() => undefined, () => undefined);
     return run;
+  }
+
+  /**
+   * Runs a public operation: whatever `run` throws, synchronously or not, becomes a rejection,
+   * and a DeviceLostError or StaleObjectError raised by an inner step is named after
+   * `operation`, the call the user made (see asSeenBy).
+   *
+   * @example
+   * closestHit(set, rays) { return this.ctx.named('closestHit', () => this.rays.closestHit(set, rays)) }
+   */
+  async named<T>(operation: string, run: () => T | Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw asSeenBy(operation, error);
+    }
   }
 
   /**
@@ -558,7 +625,7 @@ export class GpuContext {
    */
   recover(options: { readonly device?: GPUDevice } = {}): Promise<void> {
     if (this.destroyed) {
-      return Promise.reject(new DeviceLostError('recover: the GPU context was destroyed; create a new one', 'destroyed'));
+      return Promise.reject(new DeviceLostError('recover', 'destroyed', 'the GPU context was destroyed; create a new one'));
     }
     if (this.recovering) {
       return this.recovering;
@@ -582,7 +649,7 @@ export class GpuContext {
           if (!options.device) {
             next.device.destroy();
           }
-          throw new DeviceLostError('recover: the GPU context was destroyed during recovery', 'destroyed');
+          throw new DeviceLostError('recover', 'destroyed', 'the GPU context was destroyed during recovery');
         }
         // The old device's buffers are gone with it (destroying them there is harmless).
         for (const buffer of this.buffers) {
@@ -624,6 +691,12 @@ export class GpuContext {
       this.device.destroy();
     }
   }
+}
+
+/** DeviceLostError for `operation` from the device's loss info (its message kept to one line). */
+function lostError(operation: string, info: GPUDeviceLostInfo): DeviceLostError {
+  const message = info.message.split('\n')[0]?.trim() ?? '';
+  return new DeviceLostError(operation, info.reason, `the GPU device was lost (${info.reason}${message ? `: ${message}` : ''})`);
 }
 
 /** Rounds `n` up to a multiple of `alignment`. */

@@ -20,15 +20,36 @@ export const GPU_MAX_COORDINATE = 1e15;
 /** Rays as the GPU API accepts them: objects, or RAY_F64 records (validated either way). */
 export type RaySource = readonly Ray[] | RayArray;
 
-/** Canonical rays (unit directions) from either form. */
+/**
+ * How many rays `source` holds, from its shape alone (nothing is read or copied), so that
+ * capacity can be checked before validation copies the input.
+ */
+export function rayCount(source: RaySource): number {
+  if (Array.isArray(source)) {
+    return source.length;
+  }
+  const arr = source as Partial<RayArray> | null | undefined;
+  if (typeof arr !== 'object' || arr === null || !(arr.data instanceof Float64Array)) {
+    throw new ValidationError('argument', undefined, 'rays', 'must be an array of rays or a RayArray { count, data: Float64Array }');
+  }
+  const count = arr.count;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+    throw new ValidationError('argument', undefined, 'rays.count', `must be a non-negative integer (got ${String(count)})`);
+  }
+  if (arr.data.length < count * RAY_F64.STRIDE) {
+    throw new ValidationError('argument', undefined, 'rays.data',
+      `has ${arr.data.length} numbers, fewer than ${count} rays × ${RAY_F64.STRIDE} (RAY_F64.STRIDE) = ${count * RAY_F64.STRIDE}`);
+  }
+  return count;
+}
+
+/** Canonical rays (unit directions, a validated copy) from either form; call rayCount first. */
 export function canonicalRays(source: RaySource): RayArray {
+  rayCount(source);
   if (Array.isArray(source)) {
     return rayArrayFrom(source as readonly Ray[]);
   }
   const arr = source as RayArray;
-  if (!arr || !(arr.data instanceof Float64Array) || !Number.isInteger(arr.count)) {
-    throw new ValidationError('argument', undefined, 'rays', 'must be an array of rays or a RayArray { count, data: Float64Array }');
-  }
   return validateRayArray(arr.data, arr.count);
 }
 
@@ -135,17 +156,33 @@ export function checkRayRange(rays: RayArray, origin: Vec3): void {
   }
 }
 
+/** An object of this library bound to one context (a box set, a sensor, a culler, a tree). */
+export interface ContextBound {
+  readonly ctx: unknown;
+  assertUsable(operation: string): void;
+}
+
 /**
- * Checks that `set` is a live box set of context `ctx` (a set of another device cannot be bound
- * here).
+ * Checks that `value` is a usable object of kind `kind` (by `isKind`) made on context `ctx`:
+ * ValidationError naming `field` for something else or an object of another context (its
+ * buffers cannot be bound here), StaleObjectError for a destroyed or stale one, named after
+ * `operation`.
  */
-export function checkSet(ctx: object, set: unknown, field = 'set'): void {
-  if (typeof set !== 'object' || set === null || !('ctx' in set) || !('boxes' in set)) {
-    throw new ValidationError('argument', undefined, field, `must be a BoxSet (got ${set === null ? 'null' : typeof set})`);
+export function checkBound(
+  ctx: object, value: unknown, field: string, kind: string, isKind: (v: object) => boolean, operation: string,
+): asserts value is ContextBound {
+  if (typeof value !== 'object' || value === null || !isKind(value)) {
+    throw new ValidationError('argument', undefined, field, `must be a ${kind} (got ${value === null ? 'null' : typeof value})`);
   }
-  if ((set as { ctx: unknown }).ctx !== ctx) {
-    throw new ValidationError('argument', undefined, field, 'belongs to another GPU context (create it with this ObbGpu)');
+  if ((value as ContextBound).ctx !== ctx) {
+    throw new ValidationError('argument', undefined, field, `belongs to another GPU context (create the ${kind} with this ObbGpu)`);
   }
+  (value as ContextBound).assertUsable(operation);
+}
+
+/** Checks that `set` is a live box set of context `ctx` (see checkBound). */
+export function checkSet(ctx: object, set: unknown, field = 'set', operation = 'query'): void {
+  checkBound(ctx, set, field, 'BoxSet', (v) => 'boxes' in v && 'assertUsable' in v, operation);
 }
 
 /**

@@ -38,6 +38,9 @@ export function linearElevations(channels: number, lowDeg: number, highDeg: numb
 
 /** Validates a sensor description; throws ValidationError naming the field. */
 export function checkLidar(desc: LidarDescription): void {
+  if (typeof desc !== 'object' || desc === null) {
+    throw new ValidationError('argument', undefined, 'sensor', 'must be a description { elevations, azimuthSteps, maxRange, azimuthStart? }');
+  }
   if (!Array.isArray(desc.elevations) || desc.elevations.length === 0) {
     throw new ValidationError('argument', undefined, 'elevations', 'must be a non-empty array of radians');
   }
@@ -77,6 +80,19 @@ export function lidarTables(desc: LidarDescription): Float64Array {
   return out;
 }
 
+/** Validates a pose: an object with an origin of three finite numbers and, optionally, a rotation. */
+export function checkPose(pose: LidarPose): void {
+  if (typeof pose !== 'object' || pose === null) {
+    throw new ValidationError('argument', undefined, 'pose', 'must be { origin: [x, y, z], rotation?: [x, y, z, w] }');
+  }
+  if (!Array.isArray(pose.origin) || pose.origin.length !== 3 || !pose.origin.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    throw new ValidationError('argument', undefined, 'origin', 'must be three finite numbers');
+  }
+  if (pose.rotation !== undefined && (!Array.isArray(pose.rotation) || pose.rotation.length !== 4)) {
+    throw new ValidationError('argument', undefined, 'rotation', 'must be a quaternion [x, y, z, w]');
+  }
+}
+
 /** World axes (x, y, z of the sensor) of a pose, float64. */
 export function poseAxes(pose: LidarPose): [Vec3, Vec3, Vec3] {
   const q = pose.rotation ?? [0, 0, 0, 1];
@@ -101,9 +117,7 @@ export function poseAxes(pose: LidarPose): [Vec3, Vec3, Vec3] {
  */
 export function lidarRays(desc: LidarDescription, pose: LidarPose): RayArray {
   checkLidar(desc);
-  if (!pose.origin.every(Number.isFinite)) {
-    throw new ValidationError('argument', undefined, 'origin', 'must be three finite numbers');
-  }
+  checkPose(pose);
   const tables = lidarTables(desc);
   const [ax, ay, az] = poseAxes(pose);
   const A = desc.azimuthSteps;

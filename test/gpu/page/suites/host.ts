@@ -195,12 +195,16 @@ export async function empty() {
   });
 }
 
-/** 1,000 create/query/destroy cycles on one context leave no live buffer behind. */
+/**
+ * 1,000 create/query/destroy cycles on one live context: sets of 100 boxes (brute force) and of
+ * 600 (the tree, accel 'auto'), live buffers counted after every cycle while the context lives
+ * (by the context and by wrapping createBuffer); after gpu.trim() none is left, before
+ * gpu.destroy().
+ */
 export async function lifetime(cycles: number) {
   const gpu = await ObbGpu.create();
   const device = gpu.ctx.device;
   let created = 0;
-  let destroyed = 0;
   const live = new Set<GPUBuffer>();
   // Count every buffer the library creates on this device.
   const create = device.createBuffer.bind(device);
@@ -210,15 +214,17 @@ export async function lifetime(cycles: number) {
     live.add(b);
     const destroy = b.destroy.bind(b);
     b.destroy = () => {
-      if (live.delete(b)) {
-        destroyed++;
-      }
+      live.delete(b);
       destroy();
     };
     return b;
   };
-  const { boxes, rays } = scene(5, 20, 50);
+  const small = scene(5, 20, 50);
+  const large = scene(6, 600, 50);
+  const liveAfter: number[] = [];
+  const countedAfter: number[] = [];
   for (let i = 0; i < cycles; i++) {
+    const { boxes, rays } = i % 2 === 0 ? small : large;
     const set = gpu.createBoxSet(boxes);
     await gpu.closestHit(set, rays);
     if (i % 100 === 0) {
@@ -226,10 +232,17 @@ export async function lifetime(cycles: number) {
       await gpu.allPairs(set);
     }
     set.destroy();
+    liveAfter.push(gpu.ctx.liveBuffers);
+    countedAfter.push(live.size);
   }
-  const beforeDestroy = gpu.ctx.liveBuffers;
+  gpu.trim();
+  const afterTrim = gpu.ctx.liveBuffers;
+  const countedAfterTrim = live.size;
   gpu.destroy();
-  return { created, destroyed, liveAfter: live.size, pooledBeforeDestroy: beforeDestroy };
+  return {
+    created, maxLive: Math.max(...liveAfter), liveAfterFirstTwo: Math.max(liveAfter[0]!, liveAfter[1]!),
+    countedAgree: countedAfter.every((c, i) => c === liveAfter[i]), afterTrim, countedAfterTrim, afterDestroy: live.size,
+  };
 }
 
 /**
