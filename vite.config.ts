@@ -11,7 +11,11 @@ export default defineConfig({
     lib: {
       // `page` is the browser side of the CLI's GPU backend (src/cli/gpuRunner.ts serves it).
       // `node` is the Node runtime (webgpu-obb/node): Dawn from the optional `webgpu` package.
-      entry: { index: 'src/index.ts', cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts', node: 'src/node/runtime.ts' },
+      // `advanced` and `reference` are the layers under the facade and the float64 reference.
+      entry: {
+        index: 'src/index.ts', advanced: 'src/advanced.ts', reference: 'src/reference/index.ts',
+        cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts', node: 'src/node/runtime.ts',
+      },
       formats: ['es'],
     },
     rolldownOptions: {

@@ -6,7 +6,7 @@
  * `window.__demo` is the hook test/gpu/demo.test.ts drives.
  */
 import GUI from 'lil-gui';
-import { ObbGpu } from '../src/gpu/ObbGpu.ts';
+import { ObbGpu } from '../src/ObbGpu.ts';
 import { VIEW_NAMES, fmtMs, type DemoContext, type DemoHook, type FrameContext, type LidarInfo, type OverlapInfo, type PickInfo, type StatLine, type VerifyReport, type View, type ViewName } from './app.ts';
 import { attachOrbitControls } from './gfx/camera.ts';
 import { Renderer } from './gfx/renderer.ts';

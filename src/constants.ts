@@ -1,8 +1,8 @@
 /**
- * Constants shared by the CPU reference and the WGSL kernels.
- *
- * The WGSL twins live in `shaders/common/constants.wgsl`; a unit test parses that file and
- * asserts every value there equals the one here, so the two backends cannot drift apart.
+ * Constants shared by the CPU reference and the WGSL kernels: one source of truth. The link
+ * manifest (src/runtime/shaders.ts) emits those listed in WGSL_CONSTANTS as WGSL `const`
+ * declarations ahead of every shader module, and test/cpu/layout.test.ts checks the generated
+ * chunk against this file, so the two backends cannot drift apart.
  */
 
 /**
@@ -119,10 +119,18 @@ export const BVH_AABB_PAD = 1e-5;
 export const LIDAR_NO_RETURN = -1;
 /** Hit flag: the BVH traversal stack overflowed for this ray/box (the host re-runs it by brute force). */
 export const HIT_FLAG_OVERFLOW = 4;
+/**
+ * The box a LiDAR kernel writes for a ray it could not answer (a tree walk over its stack bound,
+ * or raster tile lists too small for the sweep): NO_BOX − 1, read as −2 in the host's Int32Array.
+ * The host answers such rays (sweeps the raster method again, or asks the reference).
+ */
+export const LIDAR_UNANSWERED = NO_BOX - 1;
+/** Channels per tile of the raster LiDAR method (one invocation runs that many rays). */
+export const LIDAR_TILE_CHANNELS = 4;
 
 /**
  * The constants above that the WGSL kernels use, with their WGSL types. The link manifest
- * (src/gpu/shaders.ts) emits them as WGSL `const` declarations ahead of every kernel, so the
+ * (src/runtime/shaders.ts) emits them as WGSL `const` declarations ahead of every kernel, so the
  * CPU reference and the shaders read one source of truth.
  */
 export const WGSL_CONSTANTS = {
@@ -150,4 +158,6 @@ export const WGSL_CONSTANTS = {
   BVH_AABB_PAD: ['f32', BVH_AABB_PAD],
   LIDAR_NO_RETURN: ['f32', LIDAR_NO_RETURN],
   HIT_FLAG_OVERFLOW: ['u32', HIT_FLAG_OVERFLOW],
+  LIDAR_UNANSWERED: ['u32', LIDAR_UNANSWERED],
+  LIDAR_TILE_CHANNELS: ['u32', LIDAR_TILE_CHANNELS],
 } as const satisfies Record<string, readonly ['f32' | 'u32', number]>;

@@ -2,32 +2,72 @@
  * webgpu-obb: oriented-box collision queries in WebGPU compute shaders, with a float64 CPU
  * reference and a comparator that proves every GPU result against it.
  *
+ * The main entry, grouped: core types and constructors (float64, backend-independent); the GPU
+ * facade `ObbGpu` and what its queries return; the comparator; the scenes; the errors; and the
+ * float64 reference as the `reference` namespace (also `webgpu-obb/reference`), named so that
+ * its `closestHit` cannot be mistaken for `gpu.closestHit`. The layers underneath the facade
+ * (context, pipelines, bind groups, layouts, trees, the query modules) are in
+ * `webgpu-obb/advanced`. test/cpu/api.test.ts keeps a snapshot of every entry's names, so a
+ * change to the public surface is deliberate.
+ *
  * @example
- * import { ObbGpu, closestHit, boxArrayFrom, rayArrayFrom, compareClosestHits } from 'webgpu-obb';
+ * import { ObbGpu, compareClosestHits, rayArrayFrom } from 'webgpu-obb';
  * const gpu = await ObbGpu.create();
  * const set = gpu.createBoxSet(boxes);
  * const hits = await gpu.closestHit(set, rays);
  * const cmp = compareClosestHits({ boxes: set.boxes, rays: rayArrayFrom(rays), origin: set.origin }, hits);
  */
-export * from './constants.ts';
-export * from './errors.ts';
-export * from './core/index.ts';
-export * from './reference/index.ts';
-export * from './layout/index.ts';
-export * from './compare/compare.ts';
-export * from './compare/errorModel.ts';
-export { GpuContext, summarizeAdapter, type AdapterSummary, type GpuContextOptions, type GpuContextLimits, type GpuLimitOverrides, type RecoverHook } from './gpu/device.ts';
-export { BoxSet, type BoxSetOptions, type BoxSource } from './gpu/BoxSet.ts';
-export { BufferPool } from './gpu/bufferPool.ts';
-export { RayQueries, rayKernelTuning, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './gpu/RayQueries.ts';
-export { GRID_MAX_CROWDING, PairQueries, gridOf, sortPairs, type GpuPairList, type GpuPairResults, type GridLayout } from './gpu/PairQueries.ts';
-export { ObbGpu, BVH_THRESHOLDS, type ObbGpuOptions, type Accel, type BvhThresholds, type ObbRayOptions, type ObbPairListOptions } from './gpu/ObbGpu.ts';
-export { getKernel, dispatchGrid, KERNELS, type KernelName, type KernelSpec } from './gpu/pipelines.ts';
-export { linkShader, mapShaderLine, KERNEL_SOURCES, CHUNKS, type LinkedShader, type ShaderChunk } from './gpu/shaders.ts';
-export { GPU_MAX_COORDINATE, type RaySource } from './gpu/inputs.ts';
-export * from './scenes/generate.ts';
-export * from './scenes/adversarial.ts';
-export { Bvh, type BvhSnapshot, type BuildPhase } from './bvh/Bvh.ts';
-export { RadixSort, ExclusiveScan, blockTuning, type BlockTuning } from './bvh/RadixSort.ts';
-export { LidarSensor, lidarRasterizable, type LidarMethod, type LidarOptions, type LidarSweep } from './bvh/Lidar.ts';
-export { FrustumCuller, type FrustumDraw } from './bvh/Frustum.ts';
+
+// Core: types, validation, constructors, helpers.
+export {
+  BOX_F64, RAY_F64,
+  type Vec3, type Quat, type Mat4, type Obb, type BoxInput, type BoxAxesInput, type BoxQuatInput, type Ray, type RayN, type Aabb,
+  type BoxArray, type RayArray,
+} from './core/types.ts';
+export {
+  toObb, toRay, boxArrayFrom, rayArrayFrom, validateBoxArray, validateRayArray, makeBoxArray, makeRayArray, boxAt, rayAt, setBox, setRay,
+  type ValidateBoxOptions, type ValidateRayOptions,
+} from './core/canonical.ts';
+export { MATRIX_SHEAR_TOLERANCE, obbFromAxes, obbFromMatrix, obbFromPoints, obbFromQuaternion } from './core/construct.ts';
+export { obbCorners, obbEdges, obbFromAabb, obbToAabb, rayFromScreen, type ScreenRayOptions } from './core/helpers.ts';
+export { frustumPlanes, type Plane } from './core/frustum.ts';
+export { linearElevations, type LidarDescription, type LidarPose } from './core/lidar.ts';
+export type { RaycastOptions, SatOptions, ClosestHits, AllHits, PairResults } from './core/queries.ts';
+export { GPU_MAX_COORDINATE, type RaySource } from './core/inputs.ts';
+export {
+  SAT_AXIS_NAMES, SAT_TOLERANCE, AXIS_TOLERANCE, LIDAR_NO_RETURN, FACE_NONE,
+  FACE_POS_U, FACE_NEG_U, FACE_POS_V, FACE_NEG_V, FACE_POS_W, FACE_NEG_W, type SatAxisName,
+} from './constants.ts';
+
+// The GPU: the facade, box sets, sensors, cullers, and what the queries return.
+export {
+  ObbGpu, BVH_THRESHOLDS,
+  type ObbGpuOptions, type Accel, type BvhThresholds, type ObbRayOptions, type ObbPairListOptions, type ObbAllPairsOptions,
+} from './ObbGpu.ts';
+export { BoxSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
+export type { GpuClosestHits, GpuAllHits, GpuHitBuffers, RayKernelTuning } from './rays/RayQueries.ts';
+export type { GpuPairResults, GpuPairList } from './pairs/PairQueries.ts';
+export type { LidarSensor, LidarMethod, LidarOptions, LidarSweep } from './lidar/LidarSensor.ts';
+export type { FrustumCuller, FrustumDraw } from './frustum/FrustumCuller.ts';
+export type { GpuContext, GpuContextOptions, GpuContextLimits, GpuLimitOverrides, AdapterSummary } from './runtime/context.ts';
+
+// Errors.
+export {
+  ValidationError, CapacityError, DeviceLostError, StaleObjectError, GpuError, ShaderCompileError,
+  type ItemKind, type StaleReason,
+} from './errors.ts';
+
+// The comparator and its error model.
+export {
+  compareClosestHits, compareAnyHits, compareAllHits, comparePairs, comparePairLists, compareFrustum, formatComparison,
+  type Comparison, type CaseReport, type Verdict, type CompareOptions, type RayCompareInput, type PairCompareInput,
+  type PairListCompareInput, type FrustumCompareInput,
+} from './compare/compare.ts';
+export { F32_UNIT_ROUNDOFF, rayDistanceBound, positionBound, satGapBound, edgeSkipBand } from './compare/errorModel.ts';
+
+// Scenes: seeded generators and the adversarial groups.
+export { mulberry32, randomBoxes, randomRays, publishedSatPairs, type Rng, type RandomBoxOptions, type RandomRayOptions } from './scenes/generate.ts';
+export { adversarialRayGroups, adversarialPairGroups, type RayCaseGroup, type PairCaseGroup } from './scenes/adversarial.ts';
+
+// The float64 reference, as a namespace (also the `webgpu-obb/reference` entry).
+export * as reference from './reference/index.ts';

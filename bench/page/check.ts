@@ -9,11 +9,9 @@
  * reference's own diagnostics for the box or pair the peer chose, so only what the peer actually
  * answered is compared: hit box and distance, overlap decision.
  */
-import {
-  FACE_NONE, HIT_FLAG_INSIDE, SAT_TOLERANCE, comparePairLists, comparePairs, compareClosestHits,
-  formatComparison, makeRayObbScratch, makeSatScratch, obbObbSatAt, rayObbAt,
-  type BoxArray, type ClosestHits, type Comparison, type RayArray, type Vec3,
-} from '../../src/index.ts';
+import { FACE_NONE, SAT_TOLERANCE, comparePairLists, comparePairs, compareClosestHits, formatComparison, type BoxArray, type ClosestHits, type Comparison, type RayArray, type Vec3 } from '../../src/index.ts';
+import { makeRayObbScratch, makeSatScratch, obbObbSatAt, rayObbAt } from '../../src/reference/index.ts';
+import { HIT_FLAG_INSIDE } from '../../src/advanced.ts';
 import { BOX_F64 } from '../../src/index.ts';
 import type { CheckSummary } from './measure.ts';
 import type { BenchHits } from './impls/types.ts';

@@ -14,7 +14,7 @@ import { boxAt } from '../../src/core/canonical.ts';
 import { rayFromScreen } from '../../src/core/helpers.ts';
 import { allPairsSweep } from '../../src/reference/accel.ts';
 import { comparePairLists, comparePairs, formatComparison, type Comparison } from '../../src/compare/compare.ts';
-import type { BoxSet } from '../../src/gpu/BoxSet.ts';
+import type { BoxSet } from '../../src/boxes/BoxSet.ts';
 import { fmtInt, fmtMs, nothingToVerify, RecentMedian, type DemoContext, type FrameContext, type OverlapInfo, type SceneInfo, type StatLine, type VerifyReport, type View } from '../app.ts';
 import { OVERLAP_SEED, OVERLAP_DEFAULT_SIZE } from '../config.ts';
 import { OrbitCamera } from '../gfx/camera.ts';

@@ -3,7 +3,7 @@
 // tables for the TS packers, and test/cpu/layout.test.ts reflects the linked kernels with
 // wgsl_reflect and fails if the two ever differ.
 // Constants (EPS_DIR, F32_MAX, FACE_*, HIT_FLAG_*, BOX_TILE, …) are emitted from
-// src/constants.ts by the link manifest (src/gpu/shaders.ts) ahead of this chunk.
+// src/constants.ts by the link manifest (src/runtime/shaders.ts) ahead of this chunk.
 
 // An oriented box: centre, half extents and the first two axes; w = cross(u, v) (right-handed).
 struct Obb {

@@ -3,7 +3,7 @@
 // obbFaceNormal.
 // CPU twin: src/reference/query/rayObb.ts (same statement order, epsilons and face ids).
 // Near-zero local direction components take the parallel branch (abs(d) < EPS_DIR) instead of
-// dividing: WGSL implementations may assume no infinities (WebGPU CTS docs/fp_primer.md).
+// dividing: WGSL implementations may assume no infinities (the WebGPU CTS fp_primer).
 
 struct RayBoxHit {
   t: f32,

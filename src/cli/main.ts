@@ -21,8 +21,10 @@ import { access, constants as fsConstants, readFile, rename, stat, unlink, write
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ObbGpu } from '../gpu/ObbGpu.ts';
-import { describeScene, parseSceneText, runReference, runSceneGpuRaw, sceneResultFromCpu, sceneResultFromGpu, SceneError, type GpuSceneRaw, type Scene, type SceneResult } from './scene.ts';
+import type { ObbGpu } from '../ObbGpu.ts';
+import { describeScene, parseSceneText, SceneError, type Scene } from './scene.ts';
+import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from './results.ts';
+import { runReference, runSceneGpuRaw } from './run.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
 
 /** Exit codes of the command. */

@@ -11,9 +11,11 @@
  * Errors never escape as exceptions (Puppeteer would turn them into long protocol messages);
  * they come back as `{ ok: false, kind, name, message }`.
  */
-import { ObbGpu } from '../gpu/ObbGpu.ts';
-import { parseScene, runSceneGpuRaw, type GpuSceneRaw } from './scene.ts';
-import type { Accel } from '../gpu/ObbGpu.ts';
+import { ObbGpu } from '../ObbGpu.ts';
+import { parseScene } from './scene.ts';
+import { type GpuSceneRaw } from './results.ts';
+import { runSceneGpuRaw } from './run.ts';
+import type { Accel } from '../ObbGpu.ts';
 
 /** What a page call answers. */
 export type PageOutcome<T> =

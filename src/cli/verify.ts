@@ -7,7 +7,9 @@
 import { comparePairLists, comparePairs, compareClosestHits, formatComparison, type Comparison } from '../compare/compare.ts';
 import type { ClosestHits } from '../reference/raycast.ts';
 import type { PairResults } from '../reference/pairs.ts';
-import { describeScene, runReference, type CpuSceneRaw, type GpuSceneRaw, type ProgressFn, type Scene } from './scene.ts';
+import { describeScene, type Scene } from './scene.ts';
+import { type CpuSceneRaw, type GpuSceneRaw } from './results.ts';
+import { runReference, type ProgressFn } from './run.ts';
 
 /** The comparisons of one scene and their verdict. */
 export interface SceneComparison {

@@ -7,11 +7,12 @@
 import { F32_MAX, FACE_NONE, HIT_FLAG_INSIDE, SAT_AXIS_NAMES, SAT_EDGE_EPS_SQ, SAT_TOLERANCE } from '../constants.ts';
 import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
 import { closestHit, anyHit, allHits, type AllHits, type ClosestHits, type RaycastOptions } from '../reference/raycast.ts';
-import { allPairs, obbCross, obbPairs, type PairResults } from '../reference/pairs.ts';
+import { allPairs, obbCross, type PairResults } from '../reference/pairs.ts';
 import { makeRayObbScratch, rayObbAt, type RayObbScratch } from '../reference/query/rayObb.ts';
 import { makeSatScratch, obbObbSatAt, type SatOptions, type SatScratch } from '../reference/query/obbObbSat.ts';
 import { boxPlaneMargin, frustumCull, rebasePlanes, type Plane } from '../reference/frustum.ts';
 import { edgeSkipBand, F32_UNIT_ROUNDOFF, positionBound, rayDistanceBound, satGapBound } from './errorModel.ts';
+import { invariant } from '../errors.ts';
 
 /** How one GPU result relates to the reference. */
 export type Verdict = 'agree' | 'ambiguous' | 'mismatch';
@@ -55,7 +56,13 @@ export interface CompareOptions {
   readonly checkFaces?: boolean;
 }
 
-class Tally {
+/**
+ * Counts a comparison's cases where each is decided: every case must be tallied exactly once,
+ * as agree (ok or add) or as ambiguous / mismatch (add); result() checks that the three counts
+ * add up to the total, so a path that forgets a case fails loudly instead of counting it as
+ * agreeing.
+ */
+export class Tally {
   agree = 0;
   ambiguous = 0;
   mismatch = 0;
@@ -71,6 +78,12 @@ class Tally {
     if (ratio > this.worstRatio) {
       this.worstRatio = ratio;
     }
+  }
+
+  /** `n` cases decided as agreeing together (pair lists: every pair on both sides or neither). */
+  agreeing(n: number): void {
+    invariant(Number.isInteger(n) && n >= 0, `agreeing(${n}): a count of cases`);
+    this.agree += n;
   }
 
   add(c: CaseReport): void {
@@ -93,9 +106,11 @@ class Tally {
   }
 
   result(family: string, total: number): Comparison {
+    invariant(this.agree + this.ambiguous + this.mismatch === total,
+      `${family}: ${this.agree} agree + ${this.ambiguous} ambiguous + ${this.mismatch} mismatch tallied, but ${total} cases compared`);
     return {
       family, total,
-      agree: total - this.ambiguous - this.mismatch,
+      agree: this.agree,
       ambiguous: this.ambiguous,
       mismatch: this.mismatch,
       ambiguousByReason: this.ambiguousByReason,
@@ -670,6 +685,8 @@ export function comparePairLists(
     });
   }
   const total = self ? (input.a.count * (input.a.count - 1)) / 2 : input.a.count * b.count;
+  // Every other pair is on both lists or on neither: the two backends decided it alike.
+  tally.agreeing(total - diff.length);
   return tally.result(self ? 'allPairs' : 'obbCross', total);
 }
 
@@ -720,9 +737,6 @@ export function compareFrustum(input: FrustumCompareInput, gpuVisible: Uint32Arr
   }
   return tally.result('frustumCull', input.boxes.count);
 }
-
-/** Reference per-pair results, for callers that want them next to the comparison. */
-export { obbPairs as referencePairs };
 
 /**
  * A printable report of one comparison.

@@ -76,7 +76,11 @@ function fmtLength(l: number): string {
   return short === '1' ? String(Number(l.toPrecision(7))) : short;
 }
 
-function describe(value: unknown): string {
+/**
+ * A short description of what a value is, for error messages (`an array of length 2`, `null`,
+ * `string "abc"`, `Float32Array`).
+ */
+export function describeValue(value: unknown): string {
   if (value === null) {
     return 'null';
   }
@@ -305,7 +309,7 @@ function isArrayLike(value: unknown): value is ArrayLike<unknown> {
 
 function asRecord(kind: ItemKind, index: number | undefined, value: unknown): Readonly<Record<string, unknown>> {
   if (typeof value !== 'object' || value === null || isArrayLike(value)) {
-    throw new ValidationError(kind, index, 'value', `is not an object (got ${describe(value)})`);
+    throw new ValidationError(kind, index, 'value', `is not an object (got ${describeValue(value)})`);
   }
   return value as Readonly<Record<string, unknown>>;
 }
@@ -319,12 +323,12 @@ function readNumbers(
     throw new ValidationError(kind, index, field, `is missing (expected an array of ${n} numbers)`);
   }
   if (!isArrayLike(value) || value.length !== n) {
-    throw new ValidationError(kind, index, field, `must be an array of ${n} numbers (got ${describe(value)})`);
+    throw new ValidationError(kind, index, field, `must be an array of ${n} numbers (got ${describeValue(value)})`);
   }
   for (let i = 0; i < n; i++) {
     const x = value[i];
     if (typeof x !== 'number') {
-      throw new ValidationError(kind, index, `${field}[${i}]`, `is not a number (got ${describe(x)})`);
+      throw new ValidationError(kind, index, `${field}[${i}]`, `is not a number (got ${describeValue(x)})`);
     }
     if (!Number.isFinite(x)) {
       throw new ValidationError(kind, index, `${field}[${i}]`, `is not finite (${x})`);
@@ -378,7 +382,7 @@ function readBoxRecord(input: unknown, index: number | undefined, s: Float64Arra
   }
   if (axes !== undefined) {
     if (!isArrayLike(axes) || axes.length !== 3) {
-      throw new ValidationError('box', index, 'axes', `must be an array of 3 vectors [u, v, w] (got ${describe(axes)})`);
+      throw new ValidationError('box', index, 'axes', `must be an array of 3 vectors [u, v, w] (got ${describeValue(axes)})`);
     }
     for (let k = 0; k < 3; k++) {
       readNumbers('box', index, `axes[${k}]`, axes[k], 3, s, U + 3 * k);
@@ -402,7 +406,7 @@ function readRayRecord(input: unknown, index: number | undefined, s: Float64Arra
   if (m === undefined || m === null) {
     s[MAX] = Infinity;
   } else if (typeof m !== 'number') {
-    throw new ValidationError('ray', index, 'maxDistance', `is not a number (got ${describe(m)})`);
+    throw new ValidationError('ray', index, 'maxDistance', `is not a number (got ${describeValue(m)})`);
   } else {
     s[MAX] = m;
   }
@@ -524,14 +528,24 @@ export function makeRayArray(count: number): RayArray {
  */
 export function setBox(arr: BoxArray, i: number, obb: Obb): void {
   checkIndex('box', arr.count, i);
-  const d = arr.data;
+  writeBoxRecord(arr.data, i, obb);
+}
+
+/**
+ * Writes a canonical box into record `i` of BOX_F64 data, unchecked (setBox checks the index;
+ * the reference's one-box queries write their scratch records with it).
+ *
+ * @example
+ * writeBoxRecord(scratch, 0, toObb(box));
+ */
+export function writeBoxRecord(data: Float64Array, i: number, obb: Obb): void {
   const o = i * BS;
   const vs = [obb.center, obb.halfExtents, obb.axes[0], obb.axes[1], obb.axes[2]] as const;
   for (let f = 0; f < 5; f++) {
     const v = vs[f] as Vec3;
-    d[o + 3 * f] = v[0];
-    d[o + 3 * f + 1] = v[1];
-    d[o + 3 * f + 2] = v[2];
+    data[o + 3 * f] = v[0];
+    data[o + 3 * f + 1] = v[1];
+    data[o + 3 * f + 2] = v[2];
   }
 }
 
@@ -583,7 +597,7 @@ export function rayAt(arr: RayArray, i: number): RayN {
  */
 export function boxArrayFrom(boxes: readonly BoxInput[]): BoxArray {
   if (!Array.isArray(boxes)) {
-    throw new ValidationError('argument', undefined, 'boxes', `must be an array (got ${describe(boxes)})`);
+    throw new ValidationError('argument', undefined, 'boxes', `must be an array (got ${describeValue(boxes)})`);
   }
   const count = boxes.length;
   const data = new Float64Array(count * BS);
@@ -606,7 +620,7 @@ export function boxArrayFrom(boxes: readonly BoxInput[]): BoxArray {
  */
 export function rayArrayFrom(rays: readonly Ray[]): RayArray {
   if (!Array.isArray(rays)) {
-    throw new ValidationError('argument', undefined, 'rays', `must be an array (got ${describe(rays)})`);
+    throw new ValidationError('argument', undefined, 'rays', `must be an array (got ${describeValue(rays)})`);
   }
   const count = rays.length;
   const data = new Float64Array(count * RS);
@@ -624,7 +638,7 @@ export function rayArrayFrom(rays: readonly Ray[]): RayArray {
 /** Checks the typed array and its length against `count` records of `stride`; returns count. */
 function recordCount(data: unknown, count: number | undefined, stride: number, layout: string): number {
   if (!(data instanceof Float64Array || data instanceof Float32Array)) {
-    throw new ValidationError('argument', undefined, 'data', `must be a Float64Array or Float32Array (got ${describe(data)})`);
+    throw new ValidationError('argument', undefined, 'data', `must be a Float64Array or Float32Array (got ${describeValue(data)})`);
   }
   if (count === undefined) {
     if (data.length % stride !== 0) {
@@ -728,7 +742,7 @@ export function validateRayArray(
 
 function checkOut(out: unknown, n: number, stride: number): void {
   if (!(out instanceof Float64Array) || out.length !== n * stride) {
-    const got = out instanceof Float64Array ? `length ${out.length}` : describe(out);
+    const got = out instanceof Float64Array ? `length ${out.length}` : describeValue(out);
     throw new ValidationError('argument', undefined, 'out', `must be a Float64Array of length ${n * stride} (got ${got})`);
   }
 }

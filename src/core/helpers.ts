@@ -5,7 +5,7 @@
 
 import { ValidationError } from '../errors.ts';
 import { toObb } from './canonical.ts';
-import type { Aabb, Mat4, Obb, RayN, Vec3 } from './types.ts';
+import { BOX_F64, type Aabb, type Mat4, type Obb, type RayN, type Vec3 } from './types.ts';
 import { addScaled, length, normalize, sub } from './vec.ts';
 
 /**
@@ -17,14 +17,24 @@ import { addScaled, length, normalize, sub } from './vec.ts';
  * // { min: [-√2, -√2, -1], max: [√2, √2, 1] }
  */
 export function obbToAabb(obb: Obb): Aabb {
-  const [h0, h1, h2] = obb.halfExtents;
-  const [u, v, w] = obb.axes;
-  const e: Vec3 = [
-    h0 * Math.abs(u[0]) + h1 * Math.abs(v[0]) + h2 * Math.abs(w[0]),
-    h0 * Math.abs(u[1]) + h1 * Math.abs(v[1]) + h2 * Math.abs(w[1]),
-    h0 * Math.abs(u[2]) + h1 * Math.abs(v[2]) + h2 * Math.abs(w[2]),
-  ];
+  const record = [...obb.center, ...obb.halfExtents, ...obb.axes[0], ...obb.axes[1], ...obb.axes[2]];
+  const e: Vec3 = [aabbHalfWidthAt(record, 0, 0), aabbHalfWidthAt(record, 0, 1), aabbHalfWidthAt(record, 0, 2)];
   return { min: sub(obb.center, e), max: addScaled(obb.center, e, 1) };
+}
+
+/**
+ * Half the width along world axis `k` of the tightest AABB of the box record at offset `o` of
+ * BOX_F64 data: `Σ_j h_j |axis_j[k]|`. The one place this sum is written (obbToAabb, the
+ * reference's grids, the all-pairs grid's layout; aabb.wgsl on the GPU), each caller adding the
+ * padding its own rounding needs.
+ *
+ * @example
+ * aabbHalfWidthAt(boxes.data, 7 * BOX_F64.STRIDE, 2) // box 7's AABB half height
+ */
+export function aabbHalfWidthAt(d: ArrayLike<number>, o: number, k: number): number {
+  return d[o + BOX_F64.HALF]! * Math.abs(d[o + BOX_F64.U + k]!) +
+    d[o + BOX_F64.HALF + 1]! * Math.abs(d[o + BOX_F64.V + k]!) +
+    d[o + BOX_F64.HALF + 2]! * Math.abs(d[o + BOX_F64.W + k]!);
 }
 
 /**

@@ -43,8 +43,8 @@ import { createRequire } from 'node:module';
 import { constants as osConstants, homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GpuContext } from '../gpu/device.ts';
-import { ObbGpu, type ObbGpuOptions } from '../gpu/ObbGpu.ts';
+import { GpuContext } from '../runtime/context.ts';
+import { ObbGpu, type ObbGpuOptions } from '../ObbGpu.ts';
 
 /**
  * Which Vulkan driver Dawn should use on Linux (elsewhere Dawn uses Metal / D3D12 and this is

@@ -14,6 +14,7 @@
  */
 import { HIT_FLAG_INSIDE, SAT_TOLERANCE } from '../constants.ts';
 import { BOX_F64, RAY_F64, type BoxArray, type RayArray } from '../core/types.ts';
+import { aabbHalfWidthAt } from '../core/helpers.ts';
 import type { SatOptions } from './query/obbObbSat.ts';
 import { makeSatScratch, obbObbSatAt } from './query/obbObbSat.ts';
 import { makeRayObbScratch, rayObbAt } from './query/rayObb.ts';
@@ -27,9 +28,7 @@ export function paddedAabbs(boxes: BoxArray, relPad = 1e-7, absPad = 1e-12): Flo
   for (let b = 0; b < boxes.count; b++) {
     const o = b * BOX_F64.STRIDE;
     for (let k = 0; k < 3; k++) {
-      const e = d[o + BOX_F64.HALF]! * Math.abs(d[o + BOX_F64.U + k]!) +
-        d[o + BOX_F64.HALF + 1]! * Math.abs(d[o + BOX_F64.V + k]!) +
-        d[o + BOX_F64.HALF + 2]! * Math.abs(d[o + BOX_F64.W + k]!);
+      const e = aabbHalfWidthAt(d, o, k);
       const c = d[o + k]!;
       const pad = relPad * (e + Math.abs(c)) + absPad;
       out[6 * b + k] = c - e - pad;

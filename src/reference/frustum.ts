@@ -1,38 +1,10 @@
 /**
- * Frustum culling, float64: the CPU twin of shaders/kernels/frustum_cull.wgsl, and the planes of
- * a WebGPU view-projection matrix.
+ * Frustum culling, float64: the CPU twin of shaders/frustum/cull.wgsl.
  */
-import { BOX_F64, type BoxArray, type Mat4, type Vec3 } from '../core/types.ts';
-import { ValidationError } from '../errors.ts';
+import { BOX_F64, type BoxArray } from '../core/types.ts';
+import type { Plane } from '../core/frustum.ts';
 
-/** A plane n·p + d = 0 with n pointing into the frustum (inside: n·p + d >= 0). */
-export type Plane = readonly [nx: number, ny: number, nz: number, d: number];
-
-/**
- * The six planes (left, right, bottom, top, near, far) of a column-major view-projection matrix
- * in WebGPU clip space (x, y in [−w, w], z in [0, w]), normalised (unit normals, so d is a
- * distance). Gribb & Hartmann, "Fast Extraction of Viewing Frustum Planes" (2001), with the near
- * plane z ≥ 0 instead of z ≥ −w.
- *
- * @example
- * const planes = frustumPlanes(viewProj);
- */
-export function frustumPlanes(m: Mat4): Plane[] {
-  if (m.length !== 16 || !Array.from(m).every(Number.isFinite)) {
-    throw new ValidationError('matrix', undefined, 'viewProj', 'must be 16 finite numbers (column-major)');
-  }
-  const row = (r: number): [number, number, number, number] => [m[r]!, m[4 + r]!, m[8 + r]!, m[12 + r]!];
-  const [r0, r1, r2, r3] = [row(0), row(1), row(2), row(3)];
-  const add = (a: number[], b: number[], s: number): number[] => a.map((x, i) => x + s * b[i]!);
-  const raw = [add(r3, r0, 1), add(r3, r0, -1), add(r3, r1, 1), add(r3, r1, -1), r2, add(r3, r2, -1)];
-  return raw.map((p, k) => {
-    const len = Math.hypot(p[0]!, p[1]!, p[2]!);
-    if (!(len > 0)) {
-      throw new ValidationError('matrix', undefined, 'viewProj', `gives a degenerate frustum plane ${k}`);
-    }
-    return [p[0]! / len, p[1]! / len, p[2]! / len, p[3]! / len] as const;
-  });
-}
+export { frustumPlanes, rebasePlanes, type Plane } from '../core/frustum.ts';
 
 /** Signed distance of box b from plane p beyond its projected radius (< 0: entirely outside). */
 export function boxPlaneMargin(boxes: BoxArray, b: number, p: Plane): number {
@@ -59,9 +31,4 @@ export function frustumCull(boxes: BoxArray, planes: readonly Plane[]): Uint32Ar
     }
   }
   return Uint32Array.from(out);
-}
-
-/** Planes moved into a frame whose origin is `origin` (float64): d' = d + n·origin. */
-export function rebasePlanes(planes: readonly Plane[], origin: Vec3): Plane[] {
-  return planes.map((p) => [p[0], p[1], p[2], p[3] + p[0] * origin[0] + p[1] * origin[1] + p[2] * origin[2]] as const);
 }

@@ -1,45 +1,19 @@
 /**
- * Box–box queries over sets, float64. CPU twins of `shaders/kernels/obb_pairs.wgsl`:
+ * Box–box queries over sets, float64. CPU twins of `shaders/pairs/listed.wgsl`:
  * `obbPairs` (a list of (i, j) pairs), `obbOneVsMany` (one box against a set), `obbCross` (two sets,
  * every overlapping (i, j)) and the brute-force `allPairs` that the broad phase will be checked
  * against.
  */
 import { SAT_TOLERANCE } from '../constants.ts';
-import { ValidationError } from '../errors.ts';
 import { BOX_F64, type BoxArray, type Obb } from '../core/types.ts';
-import { makeSatScratch, obbObbSatAt, writeBoxRecord, type SatOptions } from './query/obbObbSat.ts';
+import { makeSatScratch, obbObbSatAt } from './query/obbObbSat.ts';
+import { writeBoxRecord } from '../core/canonical.ts';
+import { checkPairs, type PairResults, type SatOptions } from '../core/queries.ts';
 
-/** Per-pair SAT results. */
-export interface PairResults {
-  readonly count: number;
-  /** 1 where the pair overlaps (gap <= tolerance). */
-  readonly overlap: Uint8Array;
-  /** Largest gap over the tested axes, world units. */
-  readonly gap: Float64Array | Float32Array;
-  /** Axis id (0..14, see SAT_AXIS_NAMES) attaining the gap. */
-  readonly axis: Uint8Array;
-}
+export { checkPairs, type PairResults };
 
 function makePairResults(n: number): { count: number; overlap: Uint8Array; gap: Float64Array; axis: Uint8Array } {
   return { count: n, overlap: new Uint8Array(n), gap: new Float64Array(n), axis: new Uint8Array(n) };
-}
-
-/** Throws a ValidationError naming the first pair index out of range. */
-export function checkPairs(pairs: Uint32Array | readonly (readonly [number, number])[], countA: number, countB: number): void {
-  const n = pairs instanceof Uint32Array ? pairs.length / 2 : pairs.length;
-  if (pairs instanceof Uint32Array && pairs.length % 2 !== 0) {
-    throw new ValidationError('argument', undefined, 'pairs', `length ${pairs.length} is odd (expected [i0, j0, i1, j1, …])`);
-  }
-  for (let k = 0; k < n; k++) {
-    const i = pairs instanceof Uint32Array ? pairs[2 * k]! : pairs[k]![0];
-    const j = pairs instanceof Uint32Array ? pairs[2 * k + 1]! : pairs[k]![1];
-    if (!Number.isInteger(i) || i < 0 || i >= countA) {
-      throw new ValidationError('pair', k, 'i', `= ${i} is not a box index (0..${countA - 1})`);
-    }
-    if (!Number.isInteger(j) || j < 0 || j >= countB) {
-      throw new ValidationError('pair', k, 'j', `= ${j} is not a box index (0..${countB - 1})`);
-    }
-  }
 }
 
 /**
@@ -75,7 +49,7 @@ export function obbOneVsMany(box: Obb, boxes: BoxArray, options: SatOptions = {}
   const tol = options.tolerance ?? SAT_TOLERANCE;
   const faceOnly = options.faceOnly ?? false;
   const one = new Float64Array(BOX_F64.STRIDE);
-  writeBoxRecord(box, one, 0);
+  writeBoxRecord(one, 0, box);
   const out = makePairResults(boxes.count);
   const s = makeSatScratch();
   for (let k = 0; k < boxes.count; k++) {

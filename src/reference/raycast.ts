@@ -1,6 +1,6 @@
 /**
  * Rays against a box set, float64 brute force. CPU twins of the batch kernels in
- * `shaders/kernels/ray_obb_batch.wgsl`: `closestHit`, `anyHit`, `allHits`, with the same
+ * `shaders/rays/brute.wgsl`: `closestHit`, `anyHit`, `allHits`, with the same
  * filters (per-box and per-ray masks, one excluded box per ray, per-ray max distance, `solid`).
  *
  * Tie rule everywhere: smallest t, then smallest box index (boxes are visited in index order and
@@ -9,38 +9,9 @@
 import { HIT_FLAG_INSIDE, NO_BOX } from '../constants.ts';
 import type { BoxArray, RayArray } from '../core/types.ts';
 import { makeRayObbScratch, rayObbAt } from './query/rayObb.ts';
+import type { AllHits, ClosestHits, RaycastOptions } from '../core/queries.ts';
 
-/** Filters shared by every ray query (CPU and GPU). */
-export interface RaycastOptions {
-  /** Origin inside a box: t = 0 and `inside` (true, default), or the exit point and face (false). */
-  readonly solid?: boolean;
-  /** Per-box mask; a box is tested only when `(rayMask & boxMask) != 0`. Default all bits. */
-  readonly boxMasks?: Uint32Array;
-  /** Per-ray mask. Default all bits. */
-  readonly rayMasks?: Uint32Array;
-  /** Per-ray box index to skip (a ray cast from a surface must not hit its own box); -1 = none. */
-  readonly exclude?: Int32Array;
-}
-
-/** Closest hit per ray. `box[i] = -1` for a miss; face = FACE_NONE when there is no face. */
-export interface ClosestHits {
-  readonly count: number;
-  readonly box: Int32Array;
-  readonly t: Float64Array | Float32Array;
-  readonly face: Uint8Array;
-  /** 1 when the ray origin is inside the hit box. */
-  readonly inside: Uint8Array;
-}
-
-/** Every hit of every ray, sorted by ray, then t, then box. */
-export interface AllHits {
-  readonly count: number;
-  readonly ray: Uint32Array;
-  readonly box: Uint32Array;
-  readonly t: Float64Array | Float32Array;
-  readonly face: Uint8Array;
-  readonly inside: Uint8Array;
-}
+export type { AllHits, ClosestHits, RaycastOptions };
 
 function passesFilter(options: RaycastOptions, ray: number, box: number): boolean {
   const { boxMasks, rayMasks, exclude } = options;

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScene, parseSceneText, runReference, runSceneCpu, SceneError, type GpuSceneRaw, type SceneResult } from '../../src/cli/scene.ts';
+import { parseScene, parseSceneText, SceneError } from '../../src/cli/scene.ts';
+import { type GpuSceneRaw, type SceneResult } from '../../src/cli/results.ts';
+import { runReference, runSceneCpu } from '../../src/cli/run.ts';
 import { formatResult, main, type CliIo } from '../../src/cli/main.ts';
 import { compareScene, formatSceneComparison } from '../../src/cli/verify.ts';
 

@@ -10,7 +10,7 @@ import { F32_MAX, SAT_AXIS_NAMES, SAT_TOLERANCE } from '../../src/constants.ts';
 import { boxArrayFrom, rayArrayFrom } from '../../src/core/canonical.ts';
 import type { BoxArray, RayArray } from '../../src/core/types.ts';
 import {
-  compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, formatComparison,
+  Tally, compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, formatComparison,
   type Comparison,
 } from '../../src/compare/compare.ts';
 import { edgeSkipBand, F32_UNIT_ROUNDOFF, positionBound, rayDistanceBound, satGapBound } from '../../src/compare/errorModel.ts';
@@ -621,5 +621,37 @@ describe('error model', () => {
       expect(Math.abs(Math.fround(t) - t)).toBeLessThanOrEqual(rayDistanceBound(scale, t, d));
     }
     expect(F32_UNIT_ROUNDOFF).toBe(2 ** -24);
+  });
+});
+
+describe('honest counts', () => {
+  it('a case no path tallies fails the comparison (an internal error), instead of counting as agreeing', () => {
+    const t = new Tally(5);
+    t.ok();
+    t.add({ index: 1, verdict: 'mismatch', reason: 'test', detail: '', input: {} });
+    // Three cases compared, two decided: before, agree was total − ambiguous − mismatch = 2.
+    expect(() => t.result('closestHit', 3)).toThrow(/closestHit: 1 agree \+ 0 ambiguous \+ 1 mismatch tallied, but 3 cases compared/);
+    t.ok();
+    expect(t.result('closestHit', 3)).toMatchObject({ total: 3, agree: 2, ambiguous: 0, mismatch: 1 });
+  });
+
+  it('every comparator adds up on random suites: agree + ambiguous + mismatch = total, each counted where decided', () => {
+    const rnd = mulberry32(4242);
+    const boxes = randomBoxes(60, rnd, { extent: 8, halfMin: 0.3, halfMax: 1.5 });
+    const rays = randomRays(500, boxes, rnd, { extent: 12, aimed: 0.7 });
+    const pairs = Uint32Array.from({ length: 2 * 400 }, () => Math.floor(rnd() * 60));
+    const ref = closestHit(boxes, rays);
+    const asF32 = { ...ref, t: Float32Array.from(ref.t) };
+    const results = [
+      compareClosestHits({ boxes, rays }, asF32),
+      compareAnyHits({ boxes, rays }, anyHit(boxes, rays)),
+      compareAllHits({ boxes, rays }, allHits(boxes, rays)),
+      comparePairs({ a: boxes, pairs }, obbPairs(boxes, pairs)),
+      comparePairLists({ a: boxes }, allPairs(boxes)),
+    ];
+    for (const c of results) {
+      expect(c.agree + c.ambiguous + c.mismatch, c.family).toBe(c.total);
+      expect(c.agree, c.family).toBeGreaterThan(0);
+    }
   });
 });

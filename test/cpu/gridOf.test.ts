@@ -1,5 +1,5 @@
 /**
- * The host side of the all-pairs grid (gridOf in src/gpu/PairQueries.ts): its reach covers half
+ * The host side of the all-pairs grid (gridOf in src/pairs/gridLayout.ts): its reach covers half
  * of every box's padded AABB (so a box whose AABB meets another's has its centre within that AABB
  * widened by the reach, which is all gridPairs looks at), it covers every centre, and its cell
  * count stays within a constant of 4 per box however small or clustered the boxes are. The GPU path itself is compared with the reference in test/gpu/bvhQueries.test.ts.
@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { BVH_AABB_PAD } from '../../src/constants.ts';
 import { BOX_F64, type BoxArray, type Vec3 } from '../../src/core/types.ts';
-import { GRID_MAX_CROWDING, gridOf } from '../../src/gpu/PairQueries.ts';
+import { GRID_MAX_CROWDING, gridOf } from '../../src/pairs/gridLayout.ts';
 import { mulberry32, randomBoxes } from '../../src/scenes/generate.ts';
 import { paddedAabbs } from '../../src/reference/accel.ts';
 

@@ -1,19 +1,18 @@
 /**
- * GPU layouts stay in sync by test: every linked kernel is reflected with wgsl_reflect and its
- * structs, entry points and bindings are compared with the TS tables (src/layout, KERNELS in
- * src/gpu/pipelines.ts), the generated constants chunk with src/constants.ts, and the
+ * GPU layouts stay in sync by test: every linked shader module is reflected with wgsl_reflect and
+ * its structs are compared with the TS tables (src/layout), the generated constants chunk with
+ * src/constants.ts, and the
  * `// offset(N) size(M)` annotations of shaders/common/types.wgsl with the reflection. A struct
- * that changes without its table, a binding that changes without its spec, or an annotation that
- * goes stale fails here instead of corrupting a buffer.
+ * that changes without its table, or an annotation that goes stale, fails here instead of
+ * corrupting a buffer. (Bindings: test/cpu/kernels.test.ts.)
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ResourceType, WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
+import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import type { StructInfo } from 'wgsl_reflect/wgsl_reflect.module.js';
 import { WGSL_CONSTANTS } from '../../src/constants.ts';
 import { LAYOUTS } from '../../src/layout/index.ts';
-import { KERNELS, type BindingKind } from '../../src/gpu/pipelines.ts';
-import { CHUNKS, CONSTANTS_CHUNK, KERNEL_SOURCES, mapShaderLine, type LinkedShader } from '../../src/gpu/shaders.ts';
+import { CHUNKS, CONSTANTS_CHUNK, MODULES, mapShaderLine, type LinkedShader, type ModuleName } from '../../src/runtime/shaders.ts';
 
 /** 'MAX_DISTANCE' → 'maxDistance', 'OFFSET_B' → 'offsetB', 'HX' → 'hx'. */
 function camel(key: string): string {
@@ -25,8 +24,8 @@ function upperSnake(name: string): string {
   return name.replace(/([A-Z])/g, '_$1').toUpperCase();
 }
 
-const kernelNames = Object.keys(KERNEL_SOURCES) as (keyof typeof KERNEL_SOURCES)[];
-const linked = new Map<string, LinkedShader>(kernelNames.map((k) => [k, KERNEL_SOURCES[k]()]));
+const kernelNames = Object.keys(MODULES) as ModuleName[];
+const linked = new Map<string, LinkedShader>(kernelNames.map((k) => [k, MODULES[k]()]));
 const reflected = new Map<string, WgslReflect>(kernelNames.map((k) => [k, new WgslReflect(linked.get(k)!.code)]));
 
 function reflectionOf(kernel: string): WgslReflect {
@@ -55,7 +54,7 @@ describe('naming helpers', () => {
 });
 
 /** Kernels that link the shared structs (shaders/common/types.wgsl); the sort and scan do not. */
-const typedKernels = kernelNames.filter((k) => KERNEL_SOURCES[k as keyof typeof KERNEL_SOURCES]().chunks.some((c) => c.file === 'shaders/common/types.wgsl'));
+const typedKernels = kernelNames.filter((k) => MODULES[k]().chunks.some((c) => c.file === 'shaders/common/types.wgsl'));
 
 it('the sort and scan kernels are the only ones without the shared structs', () => {
   expect(kernelNames.filter((k) => !typedKernels.includes(k)).sort()).toEqual(['scan', 'sort']);
@@ -93,41 +92,6 @@ describe.each(typedKernels)('linked kernel %s', (kernel) => {
       }
       expect(st.members.length).toBe(keys.size - 1);
     });
-  });
-});
-
-describe('KERNELS binding specs equal the reflected entry points', () => {
-  const kindOf = (resourceType: ResourceType, access: string): BindingKind | string => {
-    if (resourceType === ResourceType.Uniform) {
-      return 'uniform';
-    }
-    if (resourceType === ResourceType.Storage) {
-      return access === 'read_write' ? 'storage' : access === 'read' ? 'read-only-storage' : `storage(${access})`;
-    }
-    return `resource type ${resourceType}`;
-  };
-
-  it.each(Object.entries(KERNELS))('%s', (name, spec) => {
-    const r = reflectionOf(spec.source);
-    const entry = r.entry.compute.find((f) => f.name === spec.entry);
-    expect(entry, `@compute fn ${spec.entry} in ${spec.source}`).toBeDefined();
-    const actual = (entry?.resources ?? [])
-      .map((v) => {
-        expect(v.group, `${name}: ${v.name} group`).toBe(0);
-        return [v.binding, kindOf(v.resourceType, v.access)] as const;
-      })
-      .sort((a, b) => a[0] - b[0]);
-    const expected = [...spec.bindings].map(([b, k]) => [b, k] as const).sort((a, b) => a[0] - b[0]);
-    expect(actual).toEqual(expected);
-  });
-
-  it('every @compute entry point of every linked kernel has a KERNELS spec', () => {
-    const specified = new Set(Object.values(KERNELS).map((s) => `${s.source}:${s.entry}`));
-    for (const kernel of kernelNames) {
-      for (const f of reflectionOf(kernel).entry.compute) {
-        expect(specified.has(`${kernel}:${f.name}`), `${kernel}:${f.name} has no KERNELS entry`).toBe(true);
-      }
-    }
   });
 });
 
@@ -280,8 +244,8 @@ describe('mapShaderLine', () => {
 
   it('finds a distinctive line of each kernel file (the entry point) at its line in that file', () => {
     for (const [kernel, file, needle] of [
-      ['rayObbBatch', 'shaders/kernels/ray_obb_batch.wgsl', 'fn allHits('],
-      ['obbPairs', 'shaders/kernels/obb_pairs.wgsl', 'fn obbCross('],
+      ['raysBrute', 'shaders/rays/brute.wgsl', 'fn allHits('],
+      ['pairsListed', 'shaders/pairs/listed.wgsl', 'fn obbCross('],
     ] as const) {
       const l = linked.get(kernel)!;
       const at = l.code.split('\n').findIndex((x) => x.startsWith(needle)) + 1;
@@ -292,7 +256,7 @@ describe('mapShaderLine', () => {
   });
 
   it('falls back to the label for a line past the end', () => {
-    const l = linked.get('obbPairs')!;
+    const l = linked.get('pairsListed')!;
     const past = l.code.split('\n').length + 5;
     expect(mapShaderLine(l, past)).toEqual({ file: l.label, line: past });
   });

@@ -2,7 +2,8 @@
  * Times the closest-hit kernel alone (rays already on the GPU, nothing read back), for the GPU
  * implementations: brute force, or a walk of `tree` when given.
  */
-import { HIT, RAY, packRays, type BoxSet, type Bvh, type ObbGpu, type RayArray } from '../../../src/index.ts';
+import { type BoxSet, type ObbGpu, type RayArray } from '../../../src/index.ts';
+import { HIT, RAY, packRays, type Bvh } from '../../../src/advanced.ts';
 import { timeGpu } from '../measure.ts';
 import type { KernelTiming } from './types.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The GPU LiDAR sensor, raster method (src/bvh/Lidar.ts): the sweep's rays are generated on the
+ * The GPU LiDAR sensor, raster method (src/lidar/LidarSensor.ts): the sweep's rays are generated on the
  * GPU from a 64-byte pose and every box is rasterised into the range image over the rays that
  * can hit it; no tree. It serves only the LiDAR workload (`buildLidar`), answering in the
  * workload's ray order (azimuth-major, bench/page/scenes.ts lidarRays).

@@ -2,7 +2,8 @@
  * The float64 CPU reference (src/reference): the oracle every other row is checked against, and a
  * usable single-threaded CPU backend. Brute force: every ray against every box.
  */
-import { allPairs, closestHit, obbPairs, type BoxArray, type RayArray } from '../../../src/index.ts';
+import { type BoxArray, type RayArray } from '../../../src/index.ts';
+import { allPairs, closestHit, obbPairs } from '../../../src/reference/index.ts';
 import type { Implementation } from './types.ts';
 
 const ORIGIN = [0, 0, 0] as const;

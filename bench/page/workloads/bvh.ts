@@ -4,8 +4,9 @@
  * sweep with rays generated on the GPU from a pose (`lidar-gpu-rays`: what a simulator uploads
  * per sweep is 64 bytes, not 12 MB of rays), checked against the reference's closest hits.
  */
-import { Bvh } from '../../../src/bvh/Bvh.ts';
-import { closestHitGrid, compareClosestHits, linearElevations, lidarRays as lidarRaysOf, type LidarDescription } from '../../../src/index.ts';
+import { Bvh } from '../../../src/tree/Bvh.ts';
+import { compareClosestHits, linearElevations, type LidarDescription } from '../../../src/index.ts';
+import { closestHitGrid, lidarRays as lidarRaysOf } from '../../../src/reference/index.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
 import { makeRow, stats, timeBudget, timeGpu } from '../measure.ts';

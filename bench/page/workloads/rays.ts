@@ -4,7 +4,8 @@
  * Every registered implementation that can cast rays runs on the same scene and rays; its answers
  * are checked against the float64 reference.
  */
-import { closestHit, type BoxArray, type ClosestHits, type RayArray } from '../../../src/index.ts';
+import { type BoxArray, type ClosestHits, type RayArray } from '../../../src/index.ts';
+import { closestHit } from '../../../src/reference/index.ts';
 import { checkClosestHits } from '../check.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { selectImplementations, type Implementation } from '../impls/index.ts';

@@ -14,6 +14,10 @@
  */
 import { SAT_AXIS_NAMES, SAT_EDGE_EPS_SQ, SAT_TOLERANCE, type SatAxisName } from '../../constants.ts';
 import { BOX_F64, type Obb, type Vec3 } from '../../core/types.ts';
+import type { SatOptions } from '../../core/queries.ts';
+import { writeBoxRecord } from '../../core/canonical.ts';
+
+export type { SatOptions };
 
 /** Reusable result of one SAT test, with per-axis diagnostics. */
 export interface SatScratch {
@@ -141,27 +145,9 @@ export interface SatResult {
   readonly axisName: SatAxisName;
 }
 
-/** Options of the SAT queries. */
-export interface SatOptions {
-  /** Contact tolerance in world units: `overlap = gap <= tolerance` (default 1e-6). */
-  readonly tolerance?: number;
-  /** Test the six face axes only (never the final answer; see DESIGN.md). */
-  readonly faceOnly?: boolean;
-}
-
 // One-box scratch arrays for the object API.
 const oneA = new Float64Array(BOX_F64.STRIDE);
 const oneB = new Float64Array(BOX_F64.STRIDE);
-
-/** Copies a canonical box into a BOX_F64 record. */
-export function writeBoxRecord(box: Obb, data: Float64Array, index: number): void {
-  const o = index * BOX_F64.STRIDE;
-  data.set(box.center, o + BOX_F64.CENTER);
-  data.set(box.halfExtents, o + BOX_F64.HALF);
-  data.set(box.axes[0], o + BOX_F64.U);
-  data.set(box.axes[1], o + BOX_F64.V);
-  data.set(box.axes[2], o + BOX_F64.W);
-}
 
 /**
  * Do two canonical boxes overlap? Full 15-axis SAT unless `faceOnly`.
@@ -170,8 +156,8 @@ export function writeBoxRecord(box: Obb, data: Float64Array, index: number): voi
  * obbObbSat(toObb(a), toObb(b)) // { overlap: false, gap: 0.1467, axis: 11, axisName: 'A1xB2' }
  */
 export function obbObbSat(a: Obb, b: Obb, options: SatOptions = {}, out: SatScratch = makeSatScratch()): SatResult {
-  writeBoxRecord(a, oneA, 0);
-  writeBoxRecord(b, oneB, 0);
+  writeBoxRecord(oneA, 0, a);
+  writeBoxRecord(oneB, 0, b);
   const gap = obbObbSatAt(oneA, 0, oneB, 0, options.faceOnly ?? false, out);
   return {
     overlap: gap <= (options.tolerance ?? SAT_TOLERANCE),

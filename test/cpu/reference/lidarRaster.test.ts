@@ -1,16 +1,16 @@
 /**
- * The host side of the raster LiDAR method (src/bvh/Lidar.ts, shaders/kernels/lidar_raster.wgsl):
+ * The host side of the raster LiDAR method (src/lidar/LidarSensor.ts, shaders/lidar/raster.wgsl):
  * the error bound of the kernel's atan polynomial, the sorted channel table, and which channel
  * tables the method accepts. The sweeps themselves are compared with the reference in
  * test/gpu/bvh.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { lidarKernelTables, lidarRasterizable } from '../../../src/bvh/Lidar.ts';
+import { lidarKernelTables, lidarRasterizable } from '../../../src/lidar/LidarSensor.ts';
 import { lidarTables, linearElevations } from '../../../src/reference/lidar.ts';
 
 const f = Math.fround;
 
-/** atanUnit of lidar_raster.wgsl, every operation rounded to f32 as the GPU does. */
+/** atanUnit of shaders/lidar/raster.wgsl, every operation rounded to f32 as the GPU does. */
 function atanUnitF32(x: number): number {
   const x2 = f(x * x);
   const coeffs = [0.99997726, -0.33262347, 0.19354346, -0.11643287, 0.05265332, -0.0117212];

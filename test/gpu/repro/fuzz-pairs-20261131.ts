@@ -5,7 +5,7 @@
  * AABBs are disjoint along y. Face-only "overlaps" need not have overlapping AABBs, so no AABB
  * broad phase may cull them: fixed in PairQueries.pairList (face-only lists go by brute force on
  * the GPU, grid and BVH alike) and in allPairsSweep (face-only is allPairs itself). The same
- * change grows the broad phases' AABBs by the SAT tolerance (broadPhaseAabb in obb_pairs.wgsl).
+ * change grows the broad phases' AABBs by the SAT tolerance (broadPhaseAabb in shaders/pairs/common.wgsl).
  */
 import type { Repro } from '../page/suites/fuzz.ts';
 

@@ -4,7 +4,7 @@
  * with "ValidationError: first = 0: boxes [0, 1) are outside the set (0..0)". `update` (and
  * `setMasks`) checked the range against the set's size at call time, while the `set` issued
  * before it had not been applied yet; calls reach the GPU in call order, so the range must be
- * checked at the call's turn. Fixed in src/gpu/BoxSet.ts (range checked inside the sequenced
+ * checked at the call's turn. Fixed in src/boxes/BoxSet.ts (range checked inside the sequenced
  * step, before anything is written).
  *
  * The case is inline; test/gpu/fuzz.test.ts replays it through the GPU and the reference.

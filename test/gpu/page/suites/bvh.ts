@@ -2,20 +2,20 @@
  * Suite `bvh`: the GPU building blocks of the BVH (scan, radix sort) and the tree itself,
  * checked against CPU computations of the same thing.
  */
-import { BOX_F64, GpuContext, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
-import { Bvh } from '../../../../src/bvh/Bvh.ts';
+import { BOX_F64, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
+import { GpuContext } from '../../../../src/advanced.ts';
+import { Bvh } from '../../../../src/tree/Bvh.ts';
 import { writeQuaternionAxes } from '../../../../src/scenes/generate.ts';
-import { ExclusiveScan, RadixSort, type BlockTuning } from '../../../../src/bvh/RadixSort.ts';
+import { RadixSort } from '../../../../src/runtime/sort.ts';
+import { ExclusiveScan, type BlockTuning } from '../../../../src/runtime/scan.ts';
 import { SCAN_PER_THREAD, SCAN_WG, SORT_PER_THREAD, SORT_WG } from '../../../../src/constants.ts';
 
 /** The GPU-shaped workgroups, forced (the default on a CPU adapter is the narrow shape). */
 const GPU_TUNING: BlockTuning = { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: 256, boundsPerThread: 4 };
-import { LidarSensor, type LidarMethod, type LidarSweep } from '../../../../src/bvh/Lidar.ts';
-import { FrustumCuller } from '../../../../src/bvh/Frustum.ts';
-import {
-  closestHitGrid, compareClosestHits, compareFrustum, frustumPlanes, lidarRays, linearElevations,
-  type ClosestHits, type LidarDescription, type LidarPose,
-} from '../../../../src/index.ts';
+import { LidarSensor, type LidarMethod, type LidarSweep } from '../../../../src/lidar/LidarSensor.ts';
+import { FrustumCuller } from '../../../../src/frustum/FrustumCuller.ts';
+import { compareClosestHits, compareFrustum, frustumPlanes, linearElevations, type ClosestHits, type LidarDescription, type LidarPose } from '../../../../src/index.ts';
+import { closestHitGrid, lidarRays } from '../../../../src/reference/index.ts';
 import { getGpu, summarize } from '../shared.ts';
 
 async function withContext<T>(body: (ctx: GpuContext) => Promise<T>): Promise<T> {

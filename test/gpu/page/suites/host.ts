@@ -3,12 +3,10 @@
  * updates, ordering of queries and updates, results left on the GPU, compile-error mapping,
  * buffer lifetime, empty inputs.
  */
-import {
-  BoxSet, GpuContext, HIT, HIT_GEOMETRY, ObbGpu, ShaderCompileError, ValidationError, closestHit,
-  compareClosestHits, formatComparison, linearElevations, linkShader, mulberry32, packRays, randomBoxes, randomRays, rayArrayFrom, CHUNKS,
-  type BoxArray, type RayArray,
-} from '../../../../src/index.ts';
-import { throwOnCompileErrors } from '../../../../src/gpu/pipelines.ts';
+import { BoxSet, ObbGpu, ShaderCompileError, ValidationError, compareClosestHits, formatComparison, linearElevations, mulberry32, randomBoxes, randomRays, rayArrayFrom, type BoxArray, type RayArray } from '../../../../src/index.ts';
+import { closestHit } from '../../../../src/reference/index.ts';
+import { GpuContext, HIT, HIT_GEOMETRY, linkShader, packRays, CHUNKS } from '../../../../src/advanced.ts';
+import { throwOnCompileErrors } from '../../../../src/runtime/pipelines.ts';
 import { scoped, summarize } from '../shared.ts';
 
 function scene(seed: number, boxes: number, rays: number): { boxes: BoxArray; rays: RayArray } {

@@ -2,10 +2,8 @@
  * Suite `pairs`: the SAT kernels (obbPairs, obbOneVsMany, obbCross / allPairs) on random and
  * adversarial inputs, classified against the float64 reference in the page.
  */
-import {
-  adversarialPairGroups, boxArrayFrom, comparePairLists, comparePairs, mulberry32, obbPairs,
-  publishedSatPairs, randomBoxes, toObb, type BoxArray, type BoxInput,
-} from '../../../../src/index.ts';
+import { adversarialPairGroups, boxArrayFrom, comparePairLists, comparePairs, mulberry32, publishedSatPairs, randomBoxes, toObb, type BoxArray, type BoxInput } from '../../../../src/index.ts';
+import { obbPairs } from '../../../../src/reference/index.ts';
 import { scoped, summarize } from '../shared.ts';
 
 function consecutivePairs(n: number): Uint32Array {

@@ -2,11 +2,9 @@
  * Suite `rays`: the ray kernels (closestHit, anyHit, allHits) on random and adversarial inputs,
  * each result classified against the float64 reference by the comparator, in the page.
  */
-import {
-  ObbGpu, adversarialRayGroups, closestHit, compareAllHits, compareAnyHits, compareClosestHits,
-  mulberry32, randomBoxes, randomRays, validateRayArray, withMaxDistance,
-  type BoxSet, type Comparison, type RayArray, type RayCompareInput, type RaycastOptions,
-} from '../../../../src/index.ts';
+import { ObbGpu, adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, mulberry32, randomBoxes, randomRays, validateRayArray, type BoxSet, type Comparison, type RayArray, type RayCompareInput, type RaycastOptions } from '../../../../src/index.ts';
+import { closestHit } from '../../../../src/reference/index.ts';
+import { withMaxDistance } from '../../../../src/advanced.ts';
 import { scoped, summarize, type ComparisonSummary, type Tuning } from '../shared.ts';
 
 export type Family = 'closest' | 'any' | 'all';

@@ -4,11 +4,9 @@
  * device loss and recovery, error-scope errors named by operation, and precision far from the
  * world origin. Driven by test/gpu/reliability.test.ts.
  */
-import {
-  BoxSet, CapacityError, GpuContext, GpuError, ObbGpu, RayQueries, ValidationError, allPairs, closestHit,
-  compareAllHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays,
-  type BoxArray, type RayArray, type Vec3,
-} from '../../../../src/index.ts';
+import { BoxSet, CapacityError, GpuError, ObbGpu, ValidationError, compareAllHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, type BoxArray, type RayArray, type Vec3 } from '../../../../src/index.ts';
+import { allPairs, closestHit } from '../../../../src/reference/index.ts';
+import { GpuContext, RayQueries } from '../../../../src/advanced.ts';
 import { getGpu, scoped, summarize, type ComparisonSummary } from '../shared.ts';
 
 /** What one rejected call threw, and whether it touched the GPU. */

@@ -1,0 +1,554 @@
+// lidar/raster.wgsl — a LiDAR sweep by rasterising boxes into the sensor's range image, instead
+// of walking a tree per ray. Every ray of a sweep leaves one point (the sensor origin), so each
+// box covers a rectangle of (channel, azimuth) cells: the rays that can hit it. The image is cut
+// into tiles of TILE_CH (4) sorted channels × TILE_AZ azimuth steps; each box is binned into the
+// tiles its rectangle touches, each tile's list is sorted by the boxes' distance bounds, and each
+// ray runs down its tile's list keeping its closest hit in registers with the rule of every
+// closest-hit query here (smallest t, then smallest box index): no atomics on the result, no
+// second pass, and the answer does not depend on the lists' order. A walk stops at the first box
+// whose distance bound is beyond its rays' best hits. No tree to build or refit, so moving scenes
+// cost nothing to prepare.
+//
+// Entry points, in order (src/lidar/LidarSensor.ts records them into one compute pass):
+//   lidarFootprint  one invocation per box: its cell rectangle (conservative, argued below),
+//                   the records the tile pass reads (rectangle and distance bound; box-frame
+//                   sensor origin, axes, half extents), a count in every tile it touches, and a
+//                   64-bit total of those.
+//   (ExclusiveScan of the tile counts: each tile's first list entry)
+//   lidarBin        one invocation per box: its index into the list of every tile it touches.
+//   lidarSortTiles  one invocation per tile: insertion sort of its list by distance bound, then
+//                   index (lists longer than SORTED_LIST stay unsorted and are walked to the end).
+//   lidarTiles      one invocation per azimuth step of a tile, running the tile's four channels
+//                   (a box read once for four rays); workgroups stride over the tiles. Each ray's
+//                   closest hit over the tile's list (a box whose rectangle misses the ray's
+//                   cell, or that lies wholly beyond the ray's best hit so far, is skipped
+//                   without the slab test); writes the range image, the hit box and, with
+//                   RAY_OPT_GEOMETRY, the point, as bvhLidar does. When the lists did not fit
+//                   (their total is over the list's capacity) every ray is marked LIDAR_UNANSWERED and
+//                   counted in overflowCount: the host grows the lists to the total it reads
+//                   back and sweeps again.
+// The t of a ray and a box is computed by the steps of rayObbAxes on the same f32 inputs (the
+// box-frame origin once per box), so it is bit for bit the BVH method's t.
+//
+// Why the rectangle is conservative. Coordinates are taken in the sensor frame (x, y: the scan
+// plane, z: up), relative to the sensor origin. Every ray is origin + t·d with d = (cos e cos θ,
+// cos e sin θ, sin e), cos e > 0 (the host only rasterises such tables), so every point of the
+// ray has azimuth θ and elevation e. A box point has elevation e = atan2(z, r) with r its
+// distance to the z axis; over the box, z ∈ [zMin, zMax] (exact extents of the box along z) and
+// r ∈ [rMin, rMax] (distance from the axis to the box's xy bounding rectangle, and to its far
+// corner), so sin e ∈ [sLo, sHi] with sHi = zMax / |(zMax, r)| taking r = rMin when zMax > 0
+// and rMax otherwise (sin e grows with z, and shrinks with r when z > 0, grows when z < 0), and
+// symmetrically for sLo. Azimuth: when the box's xy rectangle is well clear of the axis (its
+// radius ρ < 0.7 of the centre's distance r_c), the box's shadow on the scan plane is a convex
+// polygon that does not contain the axis, so its azimuths span the angles of its corners, all
+// within ±45° of the centre's azimuth: [φc + atan(min tan), φc + atan(max tan)] over the 8
+// corners, with tan = across / along relative to the centre direction. Otherwise the box gets
+// every azimuth. Float error: coordinates carry about 4 ulp of M = |centre| + |h| (≈ 5e-7 M);
+// boxes closer than 0.02 M to the sensor (or to its axis, for the azimuth) get the whole image,
+// so the angle errors stay under 5e-7 M / 0.02 M = 2.5e-5 rad, plus atanUnit's 1e-5; the pads
+// (ANGLE_PAD, SIN_PAD) are 2e-4, and the rays' own f32 directions are good to about 1e-7.
+// Bindings (group 0): 0 params: RayParams (rayCount, boxCount, flags); 1 boxes: array<Obb>;
+//   2 boxMasks: array<u32>; 10 overflowCount: atomic<u32>; 11 lidar: LidarParams;
+//   12 lidarTables: array<vec2f> (cos/sin per azimuth, cos/sin per channel, then per sorted
+//   channel (sin e, channel)); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
+//   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
+//   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>. Eight
+//   storage buffers at most per entry point (the WebGPU default limit).
+//   Workgroup size WG (footprint, bin) and TILE_AZ (tiles).
+// CPU twin: closestHit / closestHitGrid on lidarRays (src/reference/lidar.ts), which
+// test/gpu/bvh.test.ts compares through the comparator (and with the bvh method, ray by ray) on
+// street scenes and on the footprint's hard cases; the atanUnit bound is checked in
+// test/cpu/reference/lidarRaster.test.ts.
+
+override WG: u32 = 64u;
+// The tile: TILE_CH sorted channels (each invocation runs that many rays; LIDAR_TILE_CHANNELS in
+// src/constants.ts) × TILE_AZ azimuth steps (one invocation each).
+const TILE_CH: u32 = LIDAR_TILE_CHANNELS;
+override TILE_AZ: u32 = 4u;
+
+// Tile lists up to this long are sorted by distance, so a walk can stop early.
+const SORTED_LIST: u32 = 64u;
+
+const ANGLE_PAD: f32 = 2e-4;
+const SIN_PAD: f32 = 2e-4;
+const TWO_PI: f32 = 6.283185307179586;
+
+// What the tile pass needs of a box to test it: the sensor origin in the box frame (as
+// rayObbAxes computes it), the axes and half extents; stored as four vec4u in boxData.
+struct RasterBox {
+  p: vec3f,
+  index: u32,
+  u: vec3f,
+  hx: f32,
+  v: vec3f,
+  hy: f32,
+  w: vec3f,
+  hz: f32,
+}
+
+@group(0) @binding(0) var<uniform> params: RayParams;
+@group(0) @binding(1) var<storage, read> boxes: array<Obb>;
+@group(0) @binding(2) var<storage, read> boxMasks: array<u32>;
+@group(0) @binding(10) var<storage, read_write> overflowCount: atomic<u32>;
+@group(0) @binding(11) var<uniform> lidar: LidarParams;
+@group(0) @binding(12) var<storage, read> lidarTables: array<vec2f>;
+@group(0) @binding(13) var<storage, read_write> lidarRange: array<f32>;
+@group(0) @binding(14) var<storage, read_write> lidarBox: array<u32>;
+@group(0) @binding(15) var<storage, read_write> lidarPoints: array<vec4f>;
+// Per box i: its RasterBox in boxData[4i .. 4i + 3], and from boxData[4 · capacity + i] (capacity
+// = arrayLength / 5) what the tile pass needs to skip it without the test: its cell rectangle
+// (sorted channels [x & 0xffff, x >> 16), azimuths y + [0, z) modulo the azimuth count) and
+// w = bits of the lower bound of its distance (nearBound): a ray whose best t is below it cannot
+// hit it as close.
+@group(0) @binding(16) var<storage, read_write> boxData: array<vec4u>;
+// Per tile t: tileCounters[t] its count of boxes, scanned into the start of its list;
+// tileCounters[T + t] its fill counter (T tiles); tileCounters[2T], [2T + 1]: the total of list
+// entries, low and high word.
+@group(0) @binding(17) var<storage, read_write> tileCounters: array<atomic<u32>>;
+@group(0) @binding(19) var<storage, read_write> tileLists: array<u32>;
+
+fn boxCapacity() -> u32 {
+  return arrayLength(&boxData) / 5u;
+}
+
+fn storeRasterBox(i: u32, b: RasterBox) {
+  boxData[4u * i] = vec4u(bitcast<vec3u>(b.p), b.index);
+  boxData[4u * i + 1u] = bitcast<vec4u>(vec4f(b.u, b.hx));
+  boxData[4u * i + 2u] = bitcast<vec4u>(vec4f(b.v, b.hy));
+  boxData[4u * i + 3u] = bitcast<vec4u>(vec4f(b.w, b.hz));
+}
+
+fn loadRasterBox(i: u32) -> RasterBox {
+  let q0 = boxData[4u * i];
+  let q1 = bitcast<vec4f>(boxData[4u * i + 1u]);
+  let q2 = bitcast<vec4f>(boxData[4u * i + 2u]);
+  let q3 = bitcast<vec4f>(boxData[4u * i + 3u]);
+  return RasterBox(bitcast<vec3f>(q0.xyz), q0.w, q1.xyz, q1.w, q2.xyz, q2.w, q3.xyz, q3.w);
+}
+
+// T, the number of tiles.
+fn tileTotal() -> u32 {
+  return azimuthTiles() * ((lidar.channels + TILE_CH - 1u) / TILE_CH);
+}
+
+fn invocationIndex(lid: u32, wid: vec3u, nwg: vec3u) -> u32 {
+  return (wid.x + wid.y * nwg.x) * WG + lid;
+}
+
+// atan on [-1, 1], absolute error below 1e-5 rad (a fixed polynomial, unlike WGSL's atan,
+// whose accuracy the spec bounds only loosely); test/cpu/reference/lidarRaster.test.ts checks it.
+fn atanUnit(x: f32) -> f32 {
+  let x2 = x * x;
+  return x * (0.99997726 + x2 * (-0.33262347 + x2 * (0.19354346 + x2 * (-0.11643287 + x2 * (0.05265332 + x2 * -0.01172120)))));
+}
+
+// atan2 over the whole circle from atanUnit (same error bound); 0 at the origin (no 0 / 0).
+fn atan2Approx(y: f32, x: f32) -> f32 {
+  let ax = abs(x);
+  let ay = abs(y);
+  var a: f32;
+  if (ax == 0.0 && ay == 0.0) {
+    a = 0.0;
+  } else if (ay <= ax) {
+    a = atanUnit(ay / ax);
+  } else {
+    a = 1.5707963267948966 - atanUnit(ax / ay);
+  }
+  if (x < 0.0) {
+    a = 3.141592653589793 - a;
+  }
+  return select(a, -a, y < 0.0);
+}
+
+// sin of the elevation of (r, z), with 0/0 taken as `whenZero`.
+fn sinElevation(z: f32, r: f32, whenZero: f32) -> f32 {
+  let len = sqrt(z * z + r * r);
+  return select(z / len, whenZero, len == 0.0);
+}
+
+// The rays whose channel has sin e in [lo, hi]: first sorted channel and count.
+fn channelRange(lo: f32, hi: f32) -> vec2u {
+  let base = lidar.azimuths + lidar.channels;
+  // First sorted channel with sin e >= lo.
+  var a = 0u;
+  var b = lidar.channels;
+  while (a < b) {
+    let m = (a + b) / 2u;
+    if (lidarTables[base + m].x < lo) { a = m + 1u; } else { b = m; }
+  }
+  let first = a;
+  // First sorted channel with sin e > hi.
+  b = lidar.channels;
+  while (a < b) {
+    let m = (a + b) / 2u;
+    if (lidarTables[base + m].x <= hi) { a = m + 1u; } else { b = m; }
+  }
+  return vec2u(first, a - first);
+}
+
+// The whole image.
+fn fullFootprint() -> vec4u {
+  return vec4u(0u, lidar.channels, 0u, lidar.azimuths);
+}
+
+// A box in the sensor frame: centre relative to the sensor origin, and its axes scaled by the
+// half extents.
+struct LocalBox {
+  c: vec3f,
+  u: vec3f,
+  v: vec3f,
+  w: vec3f,
+}
+
+fn toSensor(p: vec3f) -> vec3f {
+  return vec3f(dot(p, lidar.axisX), dot(p, lidar.axisY), dot(p, lidar.axisZ));
+}
+
+fn localBox(b: Obb) -> LocalBox {
+  return LocalBox(toSensor(b.center - lidar.origin), toSensor(b.u) * b.hx, toSensor(b.v) * b.hy, toSensor(obbW(b)) * b.hz);
+}
+
+// Distance from the sensor to the box, from below (its sensor-frame bounding box), less a margin
+// that covers the f32 error of both this bound and the slab test's t.
+fn nearBound(lb: LocalBox, e: vec3f) -> f32 {
+  let m = length(lb.c) + length(e);
+  return max(0.0, length(max(abs(lb.c) - e, vec3f(0.0))) - 1e-5 * m);
+}
+
+fn footprint(lb: LocalBox) -> vec4u {
+  let e = abs(lb.u) + abs(lb.v) + abs(lb.w);
+  let m = length(lb.c) + length(e);
+  let near = length(max(abs(lb.c) - e, vec3f(0.0)));
+  if (near < 0.02 * m) {
+    return fullFootprint();
+  }
+  let rMin = length(max(abs(lb.c.xy) - e.xy, vec2f(0.0)));
+  let rMax = length(abs(lb.c.xy) + e.xy);
+  let zMin = lb.c.z - e.z;
+  let zMax = lb.c.z + e.z;
+  let sHi = sinElevation(zMax, select(rMax, rMin, zMax > 0.0), 1.0);
+  let sLo = sinElevation(zMin, select(rMax, rMin, zMin < 0.0), -1.0);
+  let ch = channelRange(sLo - SIN_PAD, sHi + SIN_PAD);
+  if (ch.y == 0u) {
+    return vec4u(0u);
+  }
+  let rc = length(lb.c.xy);
+  if (length(e.xy) >= 0.7 * rc || rc - length(e.xy) < 0.02 * m) {
+    return vec4u(ch.x, ch.y, 0u, lidar.azimuths);
+  }
+  let along = lb.c.xy / rc;
+  var tMin = 0.0;
+  var tMax = 0.0;
+  for (var k = 0u; k < 8u; k++) {
+    let s = vec3f(select(-1.0, 1.0, (k & 1u) != 0u), select(-1.0, 1.0, (k & 2u) != 0u), select(-1.0, 1.0, (k & 4u) != 0u));
+    let p = lb.c.xy + s.x * lb.u.xy + s.y * lb.v.xy + s.z * lb.w.xy;
+    let t = (along.x * p.y - along.y * p.x) / dot(along, p);
+    tMin = min(tMin, t);
+    tMax = max(tMax, t);
+  }
+  let phi = atan2Approx(lb.c.y, lb.c.x);
+  let start = atan2Approx(lidarTables[0].y, lidarTables[0].x);
+  let scale = f32(lidar.azimuths) / TWO_PI;
+  // Steps a with θ_a = start + 2π a / A inside [lo, hi] (angles from start, in steps).
+  let lo = (phi + atanUnit(tMin) - ANGLE_PAD - start) * scale;
+  let hi = (phi + atanUnit(tMax) + ANGLE_PAD - start) * scale;
+  let aLo = ceil(lo);
+  let width = floor(hi) - aLo + 1.0;
+  if (width <= 0.0) {
+    return vec4u(0u);
+  }
+  if (width >= f32(lidar.azimuths)) {
+    return vec4u(ch.x, ch.y, 0u, lidar.azimuths);
+  }
+  let az = f32(lidar.azimuths);
+  let first = u32(aLo - floor(aLo / az) * az) % lidar.azimuths;
+  return vec4u(ch.x, ch.y, first, u32(width));
+}
+
+fn azimuthTiles() -> u32 {
+  return (lidar.azimuths + TILE_AZ - 1u) / TILE_AZ;
+}
+
+// The tiles a footprint touches: sorted-channel tile rows [row0, row1], and up to two runs of
+// azimuth tile columns (the rectangle may wrap past the last azimuth step): [c0, c1] and, when
+// c2 <= c3, [c2, c3].
+struct TileSpan {
+  row0: u32,
+  row1: u32,
+  cols: vec4u,
+}
+
+fn tileSpan(f: vec4u) -> TileSpan {
+  let rows = vec2u(f.x / TILE_CH, (f.x + f.y - 1u) / TILE_CH);
+  let last = azimuthTiles() - 1u;
+  var cols = vec4u(1u, 0u, 1u, 0u);
+  if (f.w >= lidar.azimuths) {
+    cols = vec4u(0u, last, 1u, 0u);
+  } else if (f.z + f.w <= lidar.azimuths) {
+    cols = vec4u(f.z / TILE_AZ, (f.z + f.w - 1u) / TILE_AZ, 1u, 0u);
+  } else {
+    cols = vec4u(f.z / TILE_AZ, last, 0u, (f.z + f.w - lidar.azimuths - 1u) / TILE_AZ);
+    // Both runs may meet in one column (TILE_AZ not dividing the azimuth count): keep it once.
+    if (cols.w >= cols.x) {
+      cols = vec4u(0u, last, 1u, 0u);
+    }
+  }
+  return TileSpan(rows.x, rows.y, cols);
+}
+
+fn tileCount(span: TileSpan) -> u32 {
+  let cols = select(0u, span.cols.y - span.cols.x + 1u, span.cols.y >= span.cols.x) + select(0u, span.cols.w - span.cols.z + 1u, span.cols.w >= span.cols.z);
+  return (span.row1 - span.row0 + 1u) * cols;
+}
+
+// The footprint of box i (zero when out of range or masked out).
+fn boxFootprint(i: u32) -> vec4u {
+  let lb = localBox(boxes[i]);
+  var mask = 0xffffffffu;
+  if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
+    mask = boxMasks[i];
+  }
+  if ((lidar.mask & mask) == 0u || nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w)) > lidar.maxRange) {
+    return vec4u(0u);
+  }
+  return footprint(lb);
+}
+
+@compute @workgroup_size(WG)
+fn lidarFootprint(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let i = invocationIndex(lid, wid, nwg);
+  if (i >= params.boxCount) {
+    return;
+  }
+  let b = boxes[i];
+  let f = boxFootprint(i);
+  let w = obbW(b);
+  let rel = lidar.origin - b.center;
+  storeRasterBox(i, RasterBox(vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w)), i, b.u, b.hx, b.v, b.hy, w, b.hz));
+  let lb = localBox(b);
+  // The distance bound as bits that order as the (non-negative) values: -0 taken as 0.
+  let near = nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w));
+  boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, select(bitcast<u32>(near), 0u, near == 0.0));
+  if (f.y * f.w == 0u) {
+    return;
+  }
+  let span = tileSpan(f);
+  visitTiles(span, i, false);
+  let n = tileCount(span);
+  let tiles = tileTotal();
+  let old = atomicAdd(&tileCounters[2u * tiles], n);
+  if (old > 0xffffffffu - n) {
+    atomicAdd(&tileCounters[2u * tiles + 1u], 1u);
+  }
+}
+
+// Every tile of a footprint's span: counts box i in it (append = false, lidarFootprint) or
+// appends box i to its list when the lists fit (append = true, lidarBin, after the scan).
+fn visitTiles(span: TileSpan, i: u32, append: bool) {
+  let perRow = azimuthTiles();
+  for (var row = span.row0; row <= span.row1; row++) {
+    for (var run = 0u; run < 2u; run++) {
+      let cols = select(span.cols.xy, span.cols.zw, run == 1u);
+      for (var col = cols.x; col <= cols.y; col++) {
+        let t = row * perRow + col;
+        if (!append) {
+          atomicAdd(&tileCounters[t], 1u);
+        } else {
+          let slot = atomicLoad(&tileCounters[t]) + atomicAdd(&tileCounters[tileTotal() + t], 1u);
+          if (slot < arrayLength(&tileLists)) {
+            tileLists[slot] = i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Whether the tile lists overflowed (over 2^32 entries, or more than their capacity).
+fn listsOverflowed() -> bool {
+  let tiles = tileTotal();
+  return atomicLoad(&tileCounters[2u * tiles + 1u]) != 0u || atomicLoad(&tileCounters[2u * tiles]) > arrayLength(&tileLists);
+}
+
+@compute @workgroup_size(WG)
+fn lidarBin(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let i = invocationIndex(lid, wid, nwg);
+  if (i >= params.boxCount) {
+    return;
+  }
+  let rect = boxData[4u * boxCapacity() + i];
+  let s0 = rect.x & 0xffffu;
+  let s1 = rect.x >> 16u;
+  if (s1 == s0 || rect.z == 0u) {
+    return;
+  }
+  visitTiles(tileSpan(vec4u(s0, s1 - s0, rect.y, rect.z)), i, true);
+}
+
+// The direction of ray r = c · azimuths + a, as bvhLidar makes it.
+fn lidarDirection(c: u32, a: u32) -> vec3f {
+  let az = lidarTables[a];
+  let el = lidarTables[lidar.azimuths + c];
+  let local = vec3f(el.x * az.x, el.x * az.y, el.y);
+  return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
+}
+
+// The closest hit of one ray so far.
+struct Best {
+  t: f32,
+  box: u32,
+}
+
+// Offers box b (rectangle rect) to the ray of sorted channel s and direction dir.
+fn offer(s: u32, dir: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best>) {
+  if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || bitcast<f32>(rect.w) > (*best).t) {
+    return;
+  }
+  let t = rayObbLocalT(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange);
+  if (t >= 0.0 && (t < (*best).t || (t == (*best).t && b.index < (*best).box))) {
+    *best = Best(t, b.index);
+  }
+}
+
+// Writes the result of the ray of sorted channel s, azimuth a (nothing past the last channel).
+fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
+  if (s >= lidar.channels) {
+    return;
+  }
+  let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
+  let hit = best.box != NO_BOX;
+  lidarRange[r] = select(LIDAR_NO_RETURN, best.t, hit);
+  lidarBox[r] = best.box;
+  // The point buffer only when asked for (a 16-byte scattered write per ray is not free).
+  if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    lidarPoints[r] = select(vec4f(0.0), vec4f(lidar.origin + best.t * dir, 1.0), hit);
+  }
+}
+
+// The direction of the ray of sorted channel s (any valid one past the last channel).
+fn sortedDirection(s: u32, a: u32) -> vec3f {
+  return lidarDirection(u32(lidarTables[lidar.azimuths + lidar.channels + min(s, lidar.channels - 1u)].y), a);
+}
+
+// Whether box i comes before box j in a sorted tile list: nearer distance bound first, then
+// smaller index (a total order, so the sorted list does not depend on the binning's order).
+fn before(i: u32, j: u32, rects: u32) -> bool {
+  let ki = boxData[rects + i].w;
+  let kj = boxData[rects + j].w;
+  return ki < kj || (ki == kj && i < j);
+}
+
+// One invocation per tile: sorts its list by distance bound (insertion sort, lists of up to
+// SORTED_LIST entries; longer lists stay as binned and are walked to the end).
+@compute @workgroup_size(WG)
+fn lidarSortTiles(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let t = invocationIndex(lid, wid, nwg);
+  let tiles = tileTotal();
+  if (t >= tiles || listsOverflowed()) {
+    return;
+  }
+  let begin = atomicLoad(&tileCounters[t]);
+  let count = atomicLoad(&tileCounters[tiles + t]);
+  if (count > SORTED_LIST) {
+    return;
+  }
+  let rects = 4u * boxCapacity();
+  for (var k = begin + 1u; k < begin + count; k++) {
+    let i = tileLists[k];
+    var m = k;
+    while (m > begin && before(i, tileLists[m - 1u], rects)) {
+      tileLists[m] = tileLists[m - 1u];
+      m -= 1u;
+    }
+    tileLists[m] = i;
+  }
+}
+
+// One invocation per azimuth step of a tile, each running the tile's TILE_CH = 4 channels: a box
+// is read once for four rays, and its azimuth range checked once for them. Workgroups stride
+// over the tiles (as many as the host dispatches; each tile once), so a CPU adapter is not
+// charged a workgroup launch per tile.
+@compute @workgroup_size(TILE_AZ)
+fn lidarTiles(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let tiles = tileTotal();
+  let overflowed = listsOverflowed();
+  let perRow = azimuthTiles();
+  for (var t = wid.x + wid.y * nwg.x; t < tiles; t += nwg.x * nwg.y) {
+    runTile(t / perRow, t % perRow, lid, overflowed);
+  }
+}
+
+// Tile (row, col); this invocation's rays: sorted channels s0 .. s0 + 3, azimuth a.
+fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
+  let s0 = row * TILE_CH;
+  let a = col * TILE_AZ + lid;
+  if (a >= lidar.azimuths) {
+    return;
+  }
+  if (overflowed) {
+    // The lists did not fit: no answer here (the host grows them and sweeps again).
+    for (var s = s0; s < min(s0 + TILE_CH, lidar.channels); s++) {
+      let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
+      atomicAdd(&overflowCount, 1u);
+      lidarRange[r] = LIDAR_NO_RETURN;
+      lidarBox[r] = LIDAR_UNANSWERED;
+      if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+        lidarPoints[r] = vec4f(0.0);
+      }
+    }
+    return;
+  }
+  let d0 = sortedDirection(s0, a);
+  let d1 = sortedDirection(s0 + 1u, a);
+  let d2 = sortedDirection(s0 + 2u, a);
+  let d3 = sortedDirection(s0 + 3u, a);
+  var b0 = Best(F32_MAX, NO_BOX);
+  var b1 = Best(F32_MAX, NO_BOX);
+  var b2 = Best(F32_MAX, NO_BOX);
+  var b3 = Best(F32_MAX, NO_BOX);
+  let t = row * azimuthTiles() + col;
+  let begin = atomicLoad(&tileCounters[t]);
+  let end = begin + atomicLoad(&tileCounters[tileTotal() + t]);
+  let rects = 4u * boxCapacity();
+  // A sorted list (see lidarSortTiles) ends for these rays at the first box whose distance bound
+  // is beyond all four best hits: every later box is at least as far.
+  let sorted = end - begin <= SORTED_LIST;
+  for (var k = begin; k < end; k++) {
+    let i = tileLists[k];
+    // The rays' cells must lie in the box's rectangle (tiles are coarser than rectangles), and
+    // the box must not lie wholly beyond a ray's best hit so far.
+    let rect = boxData[rects + i];
+    if (sorted && bitcast<f32>(rect.w) > max(max(b0.t, b1.t), max(b2.t, b3.t))) {
+      break;
+    }
+    let da = select(a + lidar.azimuths - rect.y, a - rect.y, a >= rect.y);
+    if (da >= rect.z) {
+      continue;
+    }
+    let b = loadRasterBox(i);
+    offer(s0, d0, rect, b, &b0);
+    offer(s0 + 1u, d1, rect, b, &b1);
+    offer(s0 + 2u, d2, rect, b, &b2);
+    offer(s0 + 3u, d3, rect, b, &b3);
+  }
+  writeRay(s0, a, d0, b0);
+  writeRay(s0 + 1u, a, d1, b1);
+  writeRay(s0 + 2u, a, d2, b2);
+  writeRay(s0 + 3u, a, d3, b3);
+}

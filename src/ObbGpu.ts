@@ -1,0 +1,432 @@
+/**
+ * The GPU backend in one object (the facade over every query module): a context, a buffer pool,
+ * box sets and every query. Who owns what is written down in src/runtime/lifetime.ts.
+ */
+import { WORKGROUP_SIZE } from './constants.ts';
+import type { BoxInput } from './core/types.ts';
+import { ValidationError } from './errors.ts';
+import type { SatOptions } from './core/queries.ts';
+import { BoxSet, checkSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
+import { checkBound } from './runtime/lifetime.ts';
+import { BufferPool } from './runtime/pool.ts';
+import { GpuContext, type GpuContextOptions } from './runtime/context.ts';
+import type { RaySource } from './core/inputs.ts';
+import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOptions } from './pairs/PairQueries.ts';
+import { getKernel, type KernelName } from './runtime/pipelines.ts';
+import { Bvh } from './tree/Bvh.ts';
+import { FrustumCuller, type FrustumDraw } from './frustum/FrustumCuller.ts';
+import { LidarSensor, type LidarOptions, type LidarSweep } from './lidar/LidarSensor.ts';
+import type { LidarDescription, LidarPose } from './core/lidar.ts';
+import type { Plane } from './core/frustum.ts';
+import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './rays/RayQueries.ts';
+
+/**
+ * Options of {@link ObbGpu.create}: those of the context (device, adapter, `limits`,
+ * `autoRecover`, …) plus the kernels' workgroup size and ray-kernel tuning.
+ */
+export interface ObbGpuOptions extends GpuContextOptions {
+  readonly workgroupSize?: number;
+  readonly rayTuning?: Partial<RayKernelTuning>;
+  /** Set sizes from which `accel: 'auto'` walks a BVH (defaults: BVH_THRESHOLDS). */
+  readonly bvhThresholds?: Partial<BvhThresholds>;
+}
+
+/**
+ * How a query finds its boxes: 'brute' tests every box (workgroup-tiled), 'bvh' walks a GPU-built
+ * tree (built on first use, refitted after `update`, rebuilt after `set` or `rebase`), 'auto'
+ * (default) picks the tree from the thresholds below.
+ */
+export type Accel = 'auto' | 'bvh' | 'brute';
+
+/** Set sizes from which 'auto' uses the BVH. */
+export interface BvhThresholds {
+  /** Ray queries: boxes in the set. */
+  readonly rays: number;
+  /** Pair lists (allPairs, obbCross): boxes in the larger set. */
+  readonly pairs: number;
+}
+
+/**
+ * Measured on the development machine (SwiftShader, bench `npm run bench`): for ray queries the
+ * tree (build amortised over repeated queries, refit after updates) wins from a few hundred
+ * boxes; for all-pairs, from about a thousand. A query that follows a change of the set pays a
+ * refit or a rebuild first; pass accel explicitly to override.
+ */
+export const BVH_THRESHOLDS: BvhThresholds = { rays: 512, pairs: 1024 };
+
+/** Ray-query options of ObbGpu: the filters, and how to find the boxes. */
+export type ObbRayOptions = Omit<GpuRayOptions, 'tree'> & { readonly accel?: Accel };
+
+/** Pair-list options of ObbGpu. */
+export type ObbPairListOptions = Omit<PairListOptions, 'tree' | 'grid'> & { readonly accel?: Accel };
+/** Options of ObbGpu.allPairs: `accel` may also be 'grid'. */
+export type ObbAllPairsOptions = Omit<PairListOptions, 'tree' | 'grid'> & { readonly accel?: Accel | 'grid' };
+
+interface TreeState {
+  bvh: Bvh;
+  /** The context's device generation the tree was made on (see GpuContext.epoch). */
+  epoch: object;
+  version: number;
+  shapeVersion: number;
+}
+
+const CORE_KERNELS: readonly KernelName[] = ['closestHit', 'anyHit', 'allHits', 'obbPairs', 'obbOneVsMany', 'obbCross'];
+
+/**
+ * @example
+ * const gpu = await ObbGpu.create();
+ * const set = gpu.createBoxSet([{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
+ * const hits = await gpu.closestHit(set, [{ origin: [-10, 0, 0], direction: [1, 0, 0] }]);
+ * console.log(hits.box[0], hits.t[0]); // 0 9
+ * gpu.destroy();
+ */
+export class ObbGpu {
+  readonly ctx: GpuContext;
+  readonly pool: BufferPool;
+  readonly rays: RayQueries;
+  readonly pairs: PairQueries;
+  readonly thresholds: BvhThresholds;
+  /** Sets, sensors and cullers made through this object (or given a tree here), until destroyed. */
+  private readonly owned = new Set<{ destroy(): void }>();
+  /** The tree of each set that has one; dropped (and freed) when its set is destroyed. */
+  private readonly trees = new Map<BoxSet, TreeState>();
+
+  private constructor(ctx: GpuContext, workgroupSize: number, rayTuning: Partial<RayKernelTuning> | undefined, thresholds: BvhThresholds) {
+    this.ctx = ctx;
+    this.pool = new BufferPool(ctx);
+    this.rays = new RayQueries(ctx, this.pool, workgroupSize, rayTuning);
+    this.pairs = new PairQueries(ctx, this.pool, workgroupSize);
+    this.thresholds = thresholds;
+  }
+
+  /**
+   * Acquires a device (or wraps `options.device`) and compiles every kernel up front, so compile
+   * errors surface here (as ShaderCompileError with file:line) and queries start at once.
+   */
+  static async create(options: ObbGpuOptions = {}): Promise<ObbGpu> {
+    const workgroupSize = options.workgroupSize ?? WORKGROUP_SIZE;
+    if (!Number.isInteger(workgroupSize) || workgroupSize < 1 || workgroupSize > 256) {
+      throw new ValidationError('argument', undefined, 'workgroupSize', `must be an integer in 1..256 (got ${String(workgroupSize)})`);
+    }
+    const ctx = await GpuContext.create(options);
+    let gpu: ObbGpu;
+    try {
+      gpu = new ObbGpu(ctx, workgroupSize, options.rayTuning, { ...BVH_THRESHOLDS, ...options.bvhThresholds });
+      // The brute-force kernels compile now (their errors surface here); the BVH's compile on
+      // first use, so a program that never needs a tree never pays for one.
+      const rayKernels = new Set<KernelName>(['closestHit', 'anyHit', 'allHits']);
+      await Promise.all(CORE_KERNELS.map((k) =>
+        getKernel(ctx.device, k, workgroupSize, rayKernels.has(k) ? gpu.rays.constants : {})));
+    } catch (error) {
+      ctx.destroy();
+      throw error;
+    }
+    return gpu;
+  }
+
+  /**
+   * After a device loss (or on demand): a new device, and every live BoxSet rebuilt there from
+   * its float64 host copy. The sets stay the same objects, so references held elsewhere stay
+   * valid. Queries issued before the call fail with DeviceLostError; queries issued after it
+   * wait for the new device and answer as if nothing happened. Kernels compile again on first
+   * use (they compiled before, so this cannot fail for a WGSL reason). Buffers handed out
+   * earlier (`closestHitBuffers`) died with the old device, and LiDAR sensors and frustum
+   * cullers made before must be made again (using one is a StaleObjectError). Pass `device`
+   * when this object wraps a device of yours. See also the `autoRecover` option.
+   *
+   * @example
+   * try { hits = await gpu.closestHit(set, rays) } catch (e) {
+   *   if (e instanceof DeviceLostError) { await gpu.recover(); hits = await gpu.closestHit(set, rays) }
+   * }
+   */
+  recover(options: { readonly device?: GPUDevice } = {}): Promise<void> {
+    return this.ctx.recover(options);
+  }
+
+  /** The adapter's name, e.g. "google swiftshader (fallback)". */
+  get adapterName(): string {
+    return this.ctx.adapter.name;
+  }
+
+  /** Keeps `object` until its own destroy() (and destroys it with this ObbGpu). */
+  private own<T extends { destroy(): void; onDestroy(hook: () => void): () => void }>(object: T): T {
+    if (!this.owned.has(object)) {
+      this.owned.add(object);
+      object.onDestroy(() => {
+        this.owned.delete(object);
+      });
+    }
+    return object;
+  }
+
+  /**
+   * Validates and uploads boxes; the set lives on the GPU until `destroy()`, which also frees
+   * the tree this object built for it.
+   */
+  createBoxSet(boxes: BoxSource, options: BoxSetOptions = {}): BoxSet {
+    return this.ownSet(BoxSet.create(this.ctx, boxes, options));
+  }
+
+  /** Owns `set` and frees its tree when it is destroyed (sets made with BoxSet.create too). */
+  private ownSet(set: BoxSet): BoxSet {
+    if (!this.owned.has(set)) {
+      this.own(set);
+      set.onDestroy(() => {
+        this.trees.get(set)?.bvh.destroy();
+        this.trees.delete(set);
+      });
+    }
+    return set;
+  }
+
+  /**
+   * The tree over `set`, current for the set at the caller's turn in the context's sequence:
+   * created on first use, refitted when boxes moved (update), rebuilt when they were replaced or
+   * re-based (set, rebase) or after a device recovery. Call only inside a sequenced operation
+   * (the queries do); use {@link buildBvh} to build ahead of time.
+   */
+  private async currentTree(set: BoxSet, operation: string): Promise<Bvh | undefined> {
+    set.assertUsable(operation);
+    if (set.count < 2) {
+      return undefined; // the kernels handle 0 and 1 boxes without a tree
+    }
+    let st = this.trees.get(set);
+    if (!st || st.epoch !== this.ctx.epoch || st.bvh.capacity < set.count) {
+      st?.bvh.destroy();
+      this.trees.delete(set);
+      const bvh = await Bvh.create(this.ctx, set, Math.max(set.count, st ? Math.ceil(st.bvh.capacity * 1.5) : 0));
+      if (set.isDestroyed) {
+        bvh.destroy(); // destroyed while the tree was being made
+        set.assertUsable(operation);
+      }
+      st = { bvh, epoch: this.ctx.epoch, version: -1, shapeVersion: -1 };
+      this.ownSet(set);
+      this.trees.set(set, st);
+    }
+    if (st.version !== set.version) {
+      const rebuild = st.shapeVersion !== set.shapeVersion || st.bvh.count !== set.count;
+      const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh` });
+      if (rebuild) {
+        await st.bvh.encodeBuild(encoder);
+      } else {
+        await st.bvh.encodeRefit(encoder);
+      }
+      await this.ctx.scoped(`BVH ${rebuild ? 'build' : 'refit'} (${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+      st.version = set.version;
+      st.shapeVersion = set.shapeVersion;
+    }
+    return st.bvh;
+  }
+
+  /**
+   * The path a query over `boxes` boxes takes for `accel` (what 'auto' resolves to): 'brute',
+   * 'bvh', or for allPairs 'grid' — the grid unless it would be crowded (GRID_MAX_CROWDING, decided
+   * from the boxes at the query's turn), then the BVH. The queries decide by this; callers may ask
+   * it to say what will run (the CLI's progress lines).
+   *
+   * @example
+   * gpu.accelFor('rays', set.count) // 'bvh' from 512 boxes
+   */
+  accelFor(query: 'rays' | 'pairs' | 'allPairs', boxes: number, accel: Accel | 'grid' = 'auto'): 'brute' | 'bvh' | 'grid' {
+    const allowed = query === 'allPairs' ? ['auto', 'bvh', 'brute', 'grid'] : ['auto', 'bvh', 'brute'];
+    if (!allowed.includes(accel)) {
+      throw new ValidationError('argument', undefined, 'accel', `must be ${allowed.map((a) => `'${a}'`).join(', ')} (got ${String(accel)})`);
+    }
+    if (accel !== 'auto') {
+      return accel;
+    }
+    const threshold = query === 'rays' ? this.thresholds.rays : this.thresholds.pairs;
+    return boxes < threshold ? 'brute' : query === 'allPairs' ? 'grid' : 'bvh';
+  }
+
+  private treeOption(set: BoxSet, accel: Accel | undefined, query: 'rays' | 'pairs', operation: string, field = 'set'): (() => Promise<Bvh | undefined>) | undefined {
+    checkSet(this.ctx, set, field, operation);
+    return this.accelFor(query, set.count, accel) === 'bvh' ? () => this.currentTree(set, operation) : undefined;
+  }
+
+  private rayOptions<T extends ObbRayOptions>(set: BoxSet, options: T, operation: string): Omit<T, 'accel'> & { tree?: () => Promise<Bvh | undefined> } {
+    const { accel, ...rest } = options;
+    const tree = this.treeOption(set, accel, 'rays', operation);
+    return tree ? { ...rest, tree } : rest;
+  }
+
+  /**
+   * Builds (or rebuilds) the BVH over `set` now, in order with the set's other work; later
+   * queries with the tree start at once. Also the way to rebuild a tree that many refits have
+   * loosened.
+   *
+   * @example
+   * await gpu.buildBvh(set);
+   */
+  buildBvh(set: BoxSet): Promise<void> {
+    const op = 'buildBvh';
+    return this.ctx.named(op, async () => {
+      checkSet(this.ctx, set, 'set', op);
+      await this.ctx.sequence(op, async () => {
+        const st = this.trees.get(set);
+        if (st) {
+          st.shapeVersion = -1;
+          st.version = -1;
+        }
+        await this.currentTree(set, op);
+      });
+    });
+  }
+
+  /**
+   * The set's tree, current as of this call's turn (built or refitted first if needed), for
+   * callers that record BVH queries into their own encoders (encodeClosestHit's `tree`);
+   * undefined for sets of fewer than two boxes, which need none.
+   */
+  bvhOf(set: BoxSet): Promise<Bvh | undefined> {
+    const op = 'bvhOf';
+    return this.ctx.named(op, () => {
+      checkSet(this.ctx, set, 'set', op);
+      return this.ctx.sequence(op, () => this.currentTree(set, op));
+    });
+  }
+
+  /** Closest hit per ray (see RayQueries.closestHit); `accel` picks brute force or the BVH. */
+  closestHit(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
+    const op = 'closestHit';
+    return this.ctx.named(op, () => this.rays.closestHit(set, rays, this.rayOptions(set, options, op)));
+  }
+
+  /** Closest hits left on the GPU for the caller's next pass (the caller destroys them). */
+  closestHitBuffers(set: BoxSet, rays: RaySource, options: ObbRayOptions = {}): Promise<GpuHitBuffers> {
+    const op = 'closestHitBuffers';
+    return this.ctx.named(op, () => this.rays.closestHitBuffers(set, rays, this.rayOptions(set, options, op)));
+  }
+
+  /** 1 per ray that hits any box. */
+  anyHit(set: BoxSet, rays: RaySource, options: ObbRayOptions = {}): Promise<Uint8Array> {
+    const op = 'anyHit';
+    return this.ctx.named(op, () => this.rays.anyHit(set, rays, this.rayOptions(set, options, op)));
+  }
+
+  /** Every hit, sorted by ray, t, box; never truncated. */
+  allHits(set: BoxSet, rays: RaySource, options: ObbRayOptions & { readonly capacity?: number } = {}): Promise<GpuAllHits> {
+    const op = 'allHits';
+    return this.ctx.named(op, () => this.rays.allHits(set, rays, this.rayOptions(set, options, op)));
+  }
+
+  /**
+   * A LiDAR sensor whose sweeps generate their rays on the GPU (see LidarSensor); sweep it with
+   * {@link lidarSweep}, free it with its `destroy()`.
+   *
+   * @example
+   * const lidar = await gpu.createLidar({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 });
+   * // method: 'raster' (default where the table allows: no tree needed) or 'bvh' (see LidarSensor)
+   */
+  createLidar(desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
+    return this.ctx.named('createLidar', async () => this.own(await LidarSensor.create(this.ctx, desc, options)));
+  }
+
+  /**
+   * One LiDAR sweep over `set`: range image and hit boxes; with `points: true` also the points
+   * (read back, and left on the GPU in `sensor.pointsBuffer`). A sensor of the bvh method walks the set's managed BVH
+   * (built or refitted here when stale); the raster method needs no tree.
+   *
+   * @example
+   * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });
+   */
+  lidarSweep(sensor: LidarSensor, set: BoxSet, pose: LidarPose, options: { readonly points?: boolean; readonly mask?: number } = {}): Promise<LidarSweep> {
+    const op = 'lidarSweep';
+    return this.ctx.named(op, () => {
+      checkBound(this.ctx, sensor, 'sensor', 'LidarSensor', (v) => v instanceof LidarSensor, op);
+      return sensor.sweep(set, () => this.currentTree(set, op), pose, options);
+    });
+  }
+
+  /**
+   * A frustum culler for sets of up to `capacity` boxes (visible list + drawIndexedIndirect
+   * arguments on the GPU); free it with its `destroy()`.
+   */
+  createFrustumCuller(capacity: number): Promise<FrustumCuller> {
+    return this.ctx.named('createFrustumCuller', async () => this.own(await FrustumCuller.create(this.ctx, capacity)));
+  }
+
+  /** Culls `set` against six world planes and reads the visible indices back. */
+  frustumCull(culler: FrustumCuller, set: BoxSet, planes: readonly Plane[], draw?: FrustumDraw): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
+    const op = 'frustumCull';
+    return this.ctx.named(op, () => {
+      checkBound(this.ctx, culler, 'culler', 'FrustumCuller', (v) => v instanceof FrustumCuller, op);
+      return culler.cull(set, planes, draw, op);
+    });
+  }
+
+  /** SAT on listed pairs of one set. */
+  obbPairs(set: BoxSet, pairs: Uint32Array | readonly (readonly [number, number])[], options: SatOptions = {}): Promise<GpuPairResults> {
+    return this.ctx.named('obbPairs', () => this.pairs.obbPairs(set, pairs, options));
+  }
+
+  /** One box against every box of a set. */
+  obbOneVsMany(box: BoxInput, set: BoxSet, options: SatOptions = {}): Promise<GpuPairResults> {
+    return this.ctx.named('obbOneVsMany', () => this.pairs.obbOneVsMany(box, set, options));
+  }
+
+  /** Every overlapping (i in A, j in B); `accel` picks brute force or a BVH over B. */
+  obbCross(a: BoxSet, b: BoxSet, options: ObbPairListOptions = {}): Promise<GpuPairList> {
+    const op = 'obbCross';
+    return this.ctx.named(op, () => {
+      const { accel, ...rest } = options;
+      checkSet(this.ctx, a, 'a', op);
+      const tree = this.treeOption(b, accel, 'pairs', op, 'b');
+      return this.pairs.obbCross(a, b, tree ? { ...rest, tree } : rest);
+    });
+  }
+
+  /**
+   * Every overlapping pair within one set (i < j); `accel` picks brute force, the BVH, or (here
+   * only) `'grid'`: a uniform grid built for the query (no tree to keep; each box against the
+   * boxes whose centres lie within its AABB widened by half the widest box). `'auto'` (default),
+   * from `thresholds.pairs` boxes: the grid while it is not crowded (GRID_MAX_CROWDING: boxes of
+   * similar sizes), else the BVH (a few boxes as wide as the scene crowd every search region).
+   */
+  allPairs(set: BoxSet, options: ObbAllPairsOptions = {}): Promise<GpuPairList> {
+    const op = 'allPairs';
+    return this.ctx.named(op, () => {
+      const { accel, ...rest } = options;
+      checkSet(this.ctx, set, 'set', op);
+      const path = this.accelFor('allPairs', set.count, accel);
+      if (path === 'grid') {
+        return this.pairs.allPairs(set, { ...rest, grid: accel === 'grid' ? true : 'auto', tree: () => this.currentTree(set, op) });
+      }
+      return this.pairs.allPairs(set, path === 'bvh' ? { ...rest, tree: () => this.currentTree(set, op) } : rest);
+    });
+  }
+
+  /**
+   * Frees the caches the queries keep between calls: pooled buffers, readback staging buffers,
+   * upload scratch memory, the grid's scan, the uniforms of encodeClosestHit. What objects own
+   * (sets, trees, sensors, cullers) stays. Once every object made here is destroyed and trim()
+   * has run, `ctx.liveBuffers` is 0. Not between an encodeClosestHit and the submission of its
+   * encoder.
+   *
+   * @example
+   * set.destroy(); gpu.trim(); console.log(gpu.ctx.liveBuffers); // 0
+   */
+  trim(): void {
+    this.pool.trim();
+    this.rays.trim();
+    this.pairs.trim();
+    this.ctx.trimCaches();
+  }
+
+  /**
+   * Frees every set, tree, sensor and culler still alive, the caches, and (if this object
+   * requested it) the device. Idempotent.
+   */
+  destroy(): void {
+    for (const object of [...this.owned]) {
+      object.destroy();
+    }
+    this.owned.clear();
+    for (const st of this.trees.values()) {
+      st.bvh.destroy();
+    }
+    this.trees.clear();
+    this.trim();
+    this.ctx.destroy();
+  }
+}

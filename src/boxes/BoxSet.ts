@@ -1,0 +1,371 @@
+/**
+ * GPU-resident boxes. A BoxSet keeps a float64 host copy (for the floating origin, for `recover`
+ * after device loss, and for the CPU reference), and a GPU buffer of `Obb` records re-based to
+ * the set's `origin`, with per-box u32 masks. Capacity grows by doubling; partial updates write
+ * only the changed range. Every change is validated before anything reaches the GPU: a rejected
+ * update leaves the set exactly as it was. After a device loss, `recover()` of the context
+ * rebuilds the set on the new device from the host copy; the object stays the same.
+ */
+import { BufferUsage } from '../runtime/flags.ts';
+import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
+import { boxArrayFrom, validateBoxArray } from '../core/canonical.ts';
+import { ValidationError } from '../errors.ts';
+import { Lifetime, checkBound } from '../runtime/lifetime.ts';
+import { OBB, packBoxes } from '../layout/index.ts';
+import type { GpuContext } from '../runtime/context.ts';
+import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin } from '../core/inputs.ts';
+
+/** Boxes as the GPU API accepts them: objects, or BOX_F64 records (validated either way). */
+export type BoxSource = readonly BoxInput[] | BoxArray;
+
+/** Options of a new BoxSet. */
+export interface BoxSetOptions {
+  /** Per-box masks; a ray tests a box only when `(rayMask & boxMask) != 0`. Default all bits. */
+  readonly masks?: Uint32Array;
+  /**
+   * Floating origin: positions are stored on the GPU relative to this point (float64 on the
+   * host). Default: the centre of the boxes' bounds at creation, so float32 precision follows
+   * the scene's extent, not its distance from the world origin.
+   */
+  readonly origin?: Vec3;
+  /** Initial capacity in boxes (grows as needed). */
+  readonly capacity?: number;
+  readonly label?: string;
+}
+
+const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+
+/**
+ * How many boxes `source` holds, from its shape alone (nothing is read or copied), so that
+ * capacity can be checked before validation copies the input.
+ */
+export function boxCount(source: BoxSource): number {
+  if (Array.isArray(source)) {
+    return source.length;
+  }
+  const arr = source as Partial<BoxArray> | null | undefined;
+  if (typeof arr !== 'object' || arr === null || !(arr.data instanceof Float64Array)) {
+    throw new ValidationError('argument', undefined, 'boxes', 'must be an array of boxes or a BoxArray { count, data: Float64Array }');
+  }
+  const count = arr.count;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+    throw new ValidationError('argument', undefined, 'boxes.count', `must be a non-negative integer (got ${String(count)})`);
+  }
+  if (arr.data.length < count * BOX_F64.STRIDE) {
+    throw new ValidationError('argument', undefined, 'boxes.data',
+      `has ${arr.data.length} numbers, fewer than ${count} boxes × ${BOX_F64.STRIDE} (BOX_F64.STRIDE) = ${count * BOX_F64.STRIDE}`);
+  }
+  return count;
+}
+
+/** Validated canonical boxes (a copy) from either form; call boxCount first. */
+function canonicalBoxes(source: BoxSource): BoxArray {
+  if (Array.isArray(source)) {
+    return boxArrayFrom(source as readonly BoxInput[]);
+  }
+  const arr = source as BoxArray;
+  return validateBoxArray(arr.data, arr.count);
+}
+
+function checkMasks(masks: Uint32Array | undefined, count: number): void {
+  if (masks !== undefined && !(masks instanceof Uint32Array)) {
+    throw new ValidationError('argument', undefined, 'masks', 'must be a Uint32Array (one mask per box)');
+  }
+  if (masks && masks.length !== count) {
+    throw new ValidationError('argument', undefined, 'masks', `has length ${masks.length}, expected one per box (${count})`);
+  }
+}
+
+/**
+ * @example
+ * const set = BoxSet.create(ctx, [{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
+ * await set.update(0, [{ center: [0, 1, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
+ * set.destroy();
+ */
+export class BoxSet {
+  readonly ctx: GpuContext;
+  readonly label: string;
+  private host: BoxArray;
+  private hostMasks: Uint32Array | undefined;
+  private gpuBoxes: GPUBuffer;
+  private gpuMasks: GPUBuffer;
+  private capacity: number;
+  private readonly lifetime: Lifetime;
+  /** Changed only inside sequenced calls, so each call packs against the origin of its turn. */
+  private currentOrigin: Vec3;
+  private readonly unregister: () => void;
+  /** Bumped by every change of the boxes (a BVH over the set refits when it moved). */
+  private boxVersion = 0;
+  /** Bumped when the boxes were replaced, re-based or re-uploaded (a BVH rebuilds). */
+  private shapeVersionValue = 0;
+
+  private constructor(ctx: GpuContext, boxes: BoxArray, origin: Vec3, options: BoxSetOptions) {
+    this.ctx = ctx;
+    this.label = options.label ?? 'boxes';
+    this.host = boxes;
+    this.hostMasks = options.masks ? options.masks.slice() : undefined;
+    this.currentOrigin = origin;
+    this.capacity = Math.max(1, options.capacity ?? 0, boxes.count);
+    this.lifetime = new Lifetime(ctx, `BoxSet "${this.label}"`, true);
+    this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
+    try {
+      this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
+    } catch (error) {
+      ctx.destroyBuffer(this.gpuBoxes);
+      throw error;
+    }
+    this.writeAll(this.currentOrigin);
+    // After a device loss: the same object, rebuilt on the new device from the host copy.
+    this.unregister = ctx.onRecover(() => {
+      this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
+      this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
+      this.writeAll(this.currentOrigin);
+      this.changed(true);
+    });
+  }
+
+  /**
+   * Validates `boxes` (and `options.masks`) and uploads them. Throws ValidationError naming the
+   * first bad box before anything is allocated.
+   */
+  static create(ctx: GpuContext, boxes: BoxSource, options: BoxSetOptions = {}): BoxSet {
+    ctx.assertAlive('BoxSet.create');
+    // Sizes first, from counts and strides: a set beyond the device is refused before its boxes
+    // are read, let alone copied.
+    const count = boxCount(boxes);
+    checkCapacity(options.capacity);
+    const slots = Math.max(1, options.capacity ?? 0, count);
+    ctx.assertBindingFits(`box set "${options.label ?? 'boxes'}"`, slots * OBB.SIZE, `${slots} boxes × ${OBB.SIZE} bytes`);
+    const canonical = canonicalBoxes(boxes);
+    checkMasks(options.masks, canonical.count);
+    if (options.origin !== undefined) {
+      checkOrigin(options.origin);
+    }
+    const origin: Vec3 = options.origin ? [options.origin[0], options.origin[1], options.origin[2]] : defaultOrigin(canonical);
+    checkBoxRange(canonical, origin);
+    return new BoxSet(ctx, canonical, origin, options);
+  }
+
+  /**
+   * Floating origin: positions are stored on the GPU relative to this point, and rays are
+   * re-based to it, so float32 precision follows the distance from here (see {@link rebase}).
+   */
+  get origin(): Vec3 {
+    return this.currentOrigin;
+  }
+
+  /** Number of boxes. */
+  get count(): number {
+    return this.host.count;
+  }
+
+  /** The float64 host copy (canonical boxes, world coordinates). Do not modify. */
+  get boxes(): BoxArray {
+    return this.host;
+  }
+
+  /** Per-box masks, or undefined when every box has all bits. */
+  get masks(): Uint32Array | undefined {
+    return this.hostMasks;
+  }
+
+  /** The GPU buffer of `Obb` records (positions relative to `origin`). */
+  get buffer(): GPUBuffer {
+    this.assertUsable('BoxSet.buffer');
+    return this.gpuBoxes;
+  }
+
+  /** The GPU buffer of per-box masks (meaningful when `masks` is defined). */
+  get maskBuffer(): GPUBuffer {
+    this.assertUsable('BoxSet.maskBuffer');
+    return this.gpuMasks;
+  }
+
+  /**
+   * Throws StaleObjectError when this set was destroyed, DeviceLostError when its context is gone.
+   * Queries call it with their own name.
+   */
+  assertUsable(operation: string): void {
+    this.lifetime.assertUsable(operation);
+  }
+
+  /** Whether `destroy()` was called. */
+  get isDestroyed(): boolean {
+    return this.lifetime.destroyed;
+  }
+
+  /**
+   * Runs `hook` once when this set is destroyed: the owner of something kept for the set (ObbGpu,
+   * its tree) frees it then. Returns a function that unregisters the hook.
+   */
+  onDestroy(hook: () => void): () => void {
+    return this.lifetime.onDestroy(hook);
+  }
+
+  private writeAll(origin: Vec3): void {
+    const q = this.ctx.device.queue;
+    if (this.host.count > 0) {
+      q.writeBuffer(this.gpuBoxes, 0, packBoxes(this.host, origin, 0, this.host.count, this.ctx.uploadScratch(this.host.count * (OBB.SIZE / 4))));
+      if (this.hostMasks) {
+        q.writeBuffer(this.gpuMasks, 0, this.hostMasks);
+      }
+    }
+  }
+
+  private grow(count: number): void {
+    if (count <= this.capacity) {
+      return;
+    }
+    // Doubling, but never past the binding limit while `count` itself still fits.
+    const fits = Math.floor(Math.min(this.ctx.limits.maxStorageBufferBindingSize, this.ctx.limits.maxBufferSize) / OBB.SIZE);
+    const capacity = Math.max(count, Math.min(this.capacity * 2, fits));
+    this.ctx.assertBindingFits(`box set "${this.label}"`, capacity * OBB.SIZE);
+    const boxes = this.ctx.createBuffer({ label: `${this.ctx.label}:${this.label}`, size: capacity * OBB.SIZE, usage: USAGE });
+    const masks = this.ctx.createBuffer({ label: `${this.ctx.label}:${this.label}:masks`, size: capacity * 4, usage: USAGE });
+    // Work already submitted keeps using the old buffers; WebGPU frees them once it completes.
+    this.ctx.destroyBuffer(this.gpuBoxes);
+    this.ctx.destroyBuffer(this.gpuMasks);
+    this.gpuBoxes = boxes;
+    this.gpuMasks = masks;
+    this.capacity = capacity;
+  }
+
+  /**
+   * Replaces every box (and the masks: pass `masks` again to keep them; omitted = all bits).
+   * Queries issued earlier still see the old boxes; queries issued later see the new ones.
+   */
+  async set(boxes: BoxSource, masks?: Uint32Array): Promise<void> {
+    this.assertUsable('BoxSet.set');
+    const count = boxCount(boxes);
+    this.ctx.assertBindingFits(`box set "${this.label}"`, count * OBB.SIZE, `${count} boxes × ${OBB.SIZE} bytes`);
+    const canonical = canonicalBoxes(boxes);
+    checkMasks(masks, canonical.count);
+    const maskCopy = masks ? masks.slice() : undefined;
+    await this.ctx.sequence('BoxSet.set', () => {
+      this.assertUsable('BoxSet.set');
+      checkBoxRange(canonical, this.currentOrigin);
+      this.grow(canonical.count);
+      this.host = canonical;
+      this.hostMasks = maskCopy;
+      this.writeAll(this.currentOrigin);
+      this.changed(true);
+    });
+  }
+
+  /**
+   * Versions of the boxes as of the latest applied change: `version` moves with every change,
+   * `shapeVersion` only when the boxes were replaced, re-based or re-created (read them inside a
+   * sequenced call to see the state of that call's turn).
+   */
+  get version(): number {
+    return this.boxVersion;
+  }
+
+  get shapeVersion(): number {
+    return this.shapeVersionValue;
+  }
+
+  private changed(shape: boolean): void {
+    this.boxVersion++;
+    if (shape) {
+      this.shapeVersionValue++;
+    }
+  }
+
+  /** Replaces boxes `[first, first + n)`; the set keeps its size (use `set` to change it). */
+  async update(first: number, boxes: BoxSource): Promise<void> {
+    this.assertUsable('BoxSet.update');
+    boxCount(boxes);
+    const canonical = canonicalBoxes(boxes);
+    const outside = (): ValidationError => new ValidationError('argument', undefined, 'first',
+      `= ${first}: boxes [${first}, ${first + canonical.count}) are outside the set (0..${this.host.count})`);
+    if (!Number.isInteger(first) || first < 0) {
+      throw outside();
+    }
+    await this.ctx.sequence('BoxSet.update', () => {
+      // Checked at this call's turn: a set() issued just before (not yet applied) sets the size.
+      this.assertUsable('BoxSet.update');
+      if (first + canonical.count > this.host.count) {
+        throw outside();
+      }
+      checkBoxRange(canonical, this.currentOrigin, first);
+      const data = this.host.data.slice();
+      data.set(canonical.data, first * BOX_F64.STRIDE);
+      this.host = { count: this.host.count, data };
+      this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin, 0, canonical.count, this.ctx.uploadScratch(canonical.count * (OBB.SIZE / 4))));
+      this.changed(false);
+    });
+  }
+
+  /** Replaces masks `[first, first + masks.length)`. */
+  async setMasks(masks: Uint32Array, first = 0): Promise<void> {
+    this.assertUsable('BoxSet.setMasks');
+    if (!(masks instanceof Uint32Array)) {
+      throw new ValidationError('argument', undefined, 'masks', 'must be a Uint32Array');
+    }
+    const outside = (): ValidationError => new ValidationError('argument', undefined, 'masks',
+      `[${first}, ${first + masks.length}) are outside the set (0..${this.host.count})`);
+    if (!Number.isInteger(first) || first < 0) {
+      throw outside();
+    }
+    const copy = masks.slice(); // the caller may reuse its array before this call's turn
+    await this.ctx.sequence('BoxSet.setMasks', () => {
+      this.assertUsable('BoxSet.setMasks');
+      if (first + copy.length > this.host.count) {
+        throw outside();
+      }
+      const all = this.hostMasks ? this.hostMasks.slice() : new Uint32Array(this.host.count).fill(0xffffffff);
+      all.set(copy, first);
+      this.hostMasks = all;
+      this.ctx.device.queue.writeBuffer(this.gpuMasks, 0, all);
+    });
+  }
+
+  /**
+   * Moves the floating origin (default: the centre of the current boxes' bounds) and re-uploads
+   * every box relative to it from the float64 host copy. Float32 error grows with the distance
+   * from the origin, so a set much wider than the region its queries look at (a 100 km map
+   * queried around one vehicle) should be re-based near the queries, as a floating-origin
+   * engine shifts its world. Queries issued before see the old origin, queries issued after see
+   * the new one; results are in world coordinates either way. Refused (nothing changes) if a
+   * box would lie beyond `GPU_MAX_COORDINATE` (src/core/inputs.ts) of the new origin.
+   *
+   * @example
+   * await set.rebase(vehiclePosition); // then cast the vehicle's LiDAR rays
+   */
+  async rebase(origin?: Vec3): Promise<void> {
+    this.assertUsable('BoxSet.rebase');
+    if (origin !== undefined) {
+      checkOrigin(origin);
+    }
+    const given: Vec3 | undefined = origin ? [origin[0], origin[1], origin[2]] : undefined;
+    await this.ctx.sequence('BoxSet.rebase', () => {
+      this.assertUsable('BoxSet.rebase');
+      // The host copy as of this call's turn (earlier calls are applied first).
+      const target = given ?? defaultOrigin(this.host);
+      checkBoxRange(this.host, target);
+      this.currentOrigin = target;
+      this.writeAll(target);
+      this.changed(true);
+    });
+  }
+
+  /**
+   * Frees the set's GPU buffers and whatever its owner kept for it (ObbGpu: its tree), and
+   * unregisters it from recovery, so nothing of the library holds the set any more (idempotent).
+   * Queries issued earlier and not yet run fail with StaleObjectError.
+   */
+  destroy(): void {
+    if (!this.lifetime.end()) {
+      return;
+    }
+    this.unregister();
+    this.ctx.destroyBuffer(this.gpuBoxes);
+    this.ctx.destroyBuffer(this.gpuMasks);
+  }
+}
+
+/** Checks that `set` is a live box set of context `ctx` (see checkBound). */
+export function checkSet(ctx: object, set: unknown, field = 'set', operation = 'query'): void {
+  checkBound(ctx, set, field, 'BoxSet', (v) => 'boxes' in v && 'assertUsable' in v, operation);
+}

@@ -1,0 +1,105 @@
+/**
+ * Running a scene's queries: on the float64 reference (runReference, runSceneCpu) or on an
+ * ObbGpu (runSceneGpuRaw, runSceneGpu), the set uploaded once and reused by every query.
+ *
+ * @example
+ * const cpu = runSceneCpu(scene); // { backend: 'cpu', adapter: 'cpu reference (float64)', … }
+ */
+import type { Accel, ObbGpu } from '../ObbGpu.ts';
+import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs } from '../reference/pairs.ts';
+import { closestHit as referenceClosestHit } from '../reference/raycast.ts';
+import { count, type Scene } from './scene.ts';
+import { sceneResultFromCpu, sceneResultFromGpu, type CpuSceneRaw, type GpuSceneRaw, type SceneResult } from './results.ts';
+
+/** Progress messages of a long run ("closest hit: 10000 rays × 5000 boxes…"). */
+export type ProgressFn = (message: string) => void;
+
+/**
+ * Runs the float64 reference on a scene and keeps its typed results (for the comparator).
+ *
+ * @example
+ * const raw = runReference(scene); raw.hits?.box[0]
+ */
+export function runReference(scene: Scene, onProgress?: ProgressFn): CpuSceneRaw {
+  const out: { -readonly [K in keyof CpuSceneRaw]: CpuSceneRaw[K] } = {};
+  if (scene.rays) {
+    onProgress?.(`closest hit (cpu): ${count(scene.rays.count, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
+    out.hits = referenceClosestHit(scene.boxes, scene.rays);
+  }
+  if (scene.pairs) {
+    onProgress?.(`pairs (cpu): ${count(scene.pairs.length / 2, 'SAT test', 'SAT tests')}…`);
+    out.pairs = referenceObbPairs(scene.boxes, scene.pairs);
+  }
+  if (scene.allPairs) {
+    const n = scene.boxes.count;
+    onProgress?.(`all pairs (cpu): ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
+    out.allPairs = referenceAllPairs(scene.boxes);
+  }
+  return out;
+}
+
+/**
+ * Runs a scene on the float64 CPU reference: closest hit per ray (within its max distance), SAT
+ * per listed pair, and every overlapping pair when asked.
+ *
+ * @example
+ * runSceneCpu(parseScene(json)) // { backend: 'cpu', adapter: 'cpu reference (float64)', rays: [...] }
+ */
+export function runSceneCpu(scene: Scene, onProgress?: ProgressFn): SceneResult {
+  return sceneResultFromCpu(scene, runReference(scene, onProgress));
+}
+
+/**
+ * Runs a scene on the GPU and returns the typed results as plain arrays ({@link GpuSceneRaw}).
+ * The boxes are uploaded once; every query reuses the set.
+ *
+ * @example
+ * const raw = await runSceneGpuRaw(scene, await ObbGpu.create());
+ */
+export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: ProgressFn, accel: Accel = 'auto'): Promise<GpuSceneRaw> {
+  const set = gpu.createBoxSet(scene.boxes);
+  try {
+    const out: { -readonly [K in keyof GpuSceneRaw]: GpuSceneRaw[K] } = {
+      adapter: gpu.adapterName,
+      origin: [set.origin[0], set.origin[1], set.origin[2]],
+    };
+    if (scene.rays) {
+      onProgress?.(`closest hit: ${count(scene.rays.count, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}${gpu.accelFor('rays', scene.boxes.count, accel) === 'bvh' ? ' (BVH)' : ''}…`);
+      const h = await gpu.closestHit(set, scene.rays, { geometry: true, accel });
+      const n = h.count;
+      const box = Array.from(h.box);
+      // Misses carry t = Infinity, which JSON cannot hold; box -1 already says "miss".
+      const t = Array.from(h.t, (x, r) => (box[r] === -1 ? 0 : x));
+      const normal = h.normal ? Array.from(h.normal) : new Array<number>(3 * n).fill(0);
+      out.rays = { box, t, face: Array.from(h.face), inside: Array.from(h.inside), normal };
+    }
+    if (scene.pairs) {
+      onProgress?.(`pairs: ${count(scene.pairs.length / 2, 'SAT test', 'SAT tests')}…`);
+      const p = await gpu.obbPairs(set, scene.pairs);
+      out.pairs = { overlap: Array.from(p.overlap), gap: Array.from(p.gap), axis: Array.from(p.axis) };
+    }
+    if (scene.allPairs) {
+      const n = scene.boxes.count;
+      const path = gpu.accelFor('allPairs', n, accel);
+      const broad = path === 'bvh' ? ' (BVH)' : path === 'grid' ? ' (grid, or BVH if crowded)' : undefined;
+      onProgress?.(broad ? `all pairs: ${count(n, 'box', 'boxes')}${broad}…` : `all pairs: ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
+      out.allPairs = Array.from((await gpu.allPairs(set, { accel })).pairs);
+    }
+    return out;
+  } finally {
+    set.destroy();
+  }
+}
+
+/**
+ * Runs a scene on the GPU: the result file and the raw typed results (for the comparator).
+ *
+ * @example
+ * const { result, raw } = await runSceneGpu(scene, gpu);
+ */
+export async function runSceneGpu(
+  scene: Scene, gpu: ObbGpu, onProgress?: ProgressFn,
+): Promise<{ result: SceneResult; raw: GpuSceneRaw }> {
+  const raw = await runSceneGpuRaw(scene, gpu, onProgress);
+  return { result: sceneResultFromGpu(scene, raw), raw };
+}

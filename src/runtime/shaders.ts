@@ -1,0 +1,141 @@
+/**
+ * The link manifest. WGSL has no include, so each shader module is a list of chunks (real `.wgsl` files
+ * imported with `?raw`) concatenated in order, duplicates dropped, with a generated chunk of
+ * constants from src/constants.ts first. The linker remembers where each chunk starts, so a
+ * compile message at line N of the linked source maps back to `file:line`.
+ */
+import { WGSL_CONSTANTS } from '../constants.ts';
+import typesWgsl from '../../shaders/common/types.wgsl?raw';
+import rayObbWgsl from '../../shaders/query/ray_obb.wgsl?raw';
+import obbObbSatWgsl from '../../shaders/query/obb_obb_sat.wgsl?raw';
+import raysCommonWgsl from '../../shaders/rays/common.wgsl?raw';
+import raysBruteWgsl from '../../shaders/rays/brute.wgsl?raw';
+import raysTreeWalkWgsl from '../../shaders/rays/tree_walk.wgsl?raw';
+import raysTreeWgsl from '../../shaders/rays/tree.wgsl?raw';
+import lidarTreeWgsl from '../../shaders/lidar/tree.wgsl?raw';
+import lidarRasterWgsl from '../../shaders/lidar/raster.wgsl?raw';
+import pairsCommonWgsl from '../../shaders/pairs/common.wgsl?raw';
+import pairsCandidatesWgsl from '../../shaders/pairs/candidates.wgsl?raw';
+import pairsListedWgsl from '../../shaders/pairs/listed.wgsl?raw';
+import pairsTreeWgsl from '../../shaders/pairs/tree.wgsl?raw';
+import pairsGridWgsl from '../../shaders/pairs/grid.wgsl?raw';
+import pairsNarrowWgsl from '../../shaders/pairs/narrow.wgsl?raw';
+import frustumWgsl from '../../shaders/frustum/cull.wgsl?raw';
+import scanWgsl from '../../shaders/runtime/scan.wgsl?raw';
+import sortWgsl from '../../shaders/runtime/sort.wgsl?raw';
+import aabbWgsl from '../../shaders/tree/aabb.wgsl?raw';
+import treeBuildWgsl from '../../shaders/tree/build.wgsl?raw';
+
+/** One source file of a linked shader. */
+export interface ShaderChunk {
+  readonly file: string;
+  readonly code: string;
+}
+
+/** A linked shader: its source and where each chunk starts (1-based lines). */
+export interface LinkedShader {
+  readonly label: string;
+  readonly code: string;
+  readonly chunks: readonly { readonly file: string; readonly firstLine: number; readonly lineCount: number }[];
+}
+
+function formatConstant(type: 'f32' | 'u32', value: number): string {
+  if (type === 'u32') {
+    return `${value >>> 0}u`;
+  }
+  // Shortest round-trip decimal of the float64; WGSL rounds it to the nearest f32.
+  const text = String(value);
+  return /[.eE]/.test(text) ? text : `${text}.0`;
+}
+
+/** The generated constants chunk (one `const` per entry of WGSL_CONSTANTS). */
+export const CONSTANTS_CHUNK: ShaderChunk = {
+  file: 'src/constants.ts (generated)',
+  code: Object.entries(WGSL_CONSTANTS)
+    .map(([name, [type, value]]) => `const ${name}: ${type} = ${formatConstant(type, value)};`)
+    .join('\n'),
+};
+
+export const CHUNKS = {
+  types: { file: 'shaders/common/types.wgsl', code: typesWgsl },
+  rayObb: { file: 'shaders/query/ray_obb.wgsl', code: rayObbWgsl },
+  obbObbSat: { file: 'shaders/query/obb_obb_sat.wgsl', code: obbObbSatWgsl },
+  raysCommon: { file: 'shaders/rays/common.wgsl', code: raysCommonWgsl },
+  raysBrute: { file: 'shaders/rays/brute.wgsl', code: raysBruteWgsl },
+  raysTreeWalk: { file: 'shaders/rays/tree_walk.wgsl', code: raysTreeWalkWgsl },
+  raysTree: { file: 'shaders/rays/tree.wgsl', code: raysTreeWgsl },
+  lidarTree: { file: 'shaders/lidar/tree.wgsl', code: lidarTreeWgsl },
+  lidarRaster: { file: 'shaders/lidar/raster.wgsl', code: lidarRasterWgsl },
+  pairsCommon: { file: 'shaders/pairs/common.wgsl', code: pairsCommonWgsl },
+  pairsCandidates: { file: 'shaders/pairs/candidates.wgsl', code: pairsCandidatesWgsl },
+  pairsListed: { file: 'shaders/pairs/listed.wgsl', code: pairsListedWgsl },
+  pairsTree: { file: 'shaders/pairs/tree.wgsl', code: pairsTreeWgsl },
+  pairsGrid: { file: 'shaders/pairs/grid.wgsl', code: pairsGridWgsl },
+  pairsNarrow: { file: 'shaders/pairs/narrow.wgsl', code: pairsNarrowWgsl },
+  frustum: { file: 'shaders/frustum/cull.wgsl', code: frustumWgsl },
+  scan: { file: 'shaders/runtime/scan.wgsl', code: scanWgsl },
+  sort: { file: 'shaders/runtime/sort.wgsl', code: sortWgsl },
+  aabb: { file: 'shaders/tree/aabb.wgsl', code: aabbWgsl },
+  treeBuild: { file: 'shaders/tree/build.wgsl', code: treeBuildWgsl },
+} as const satisfies Record<string, ShaderChunk>;
+
+/**
+ * Concatenates chunks in order (dropping repeats of the same file) after the constants chunk.
+ *
+ * @example
+ * const linked = linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.obbPairs]);
+ * device.createShaderModule({ label: linked.label, code: linked.code });
+ */
+export function linkShader(label: string, chunks: readonly ShaderChunk[]): LinkedShader {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  const map: { file: string; firstLine: number; lineCount: number }[] = [];
+  let line = 1;
+  for (const chunk of [CONSTANTS_CHUNK, ...chunks]) {
+    if (seen.has(chunk.file)) {
+      continue;
+    }
+    seen.add(chunk.file);
+    const code = chunk.code.endsWith('\n') ? chunk.code : `${chunk.code}\n`;
+    const lineCount = code.split('\n').length - 1;
+    map.push({ file: chunk.file, firstLine: line, lineCount });
+    parts.push(code);
+    line += lineCount;
+  }
+  return { label, code: parts.join(''), chunks: map };
+}
+
+/** Maps a 1-based line of a linked shader back to its chunk's file and line. */
+export function mapShaderLine(linked: LinkedShader, line: number): { file: string; line: number } {
+  for (const c of linked.chunks) {
+    if (line >= c.firstLine && line < c.firstLine + c.lineCount) {
+      return { file: c.file, line: line - c.firstLine + 1 };
+    }
+  }
+  return { file: linked.label, line };
+}
+
+const C = CHUNKS;
+const SAT_BASE = [C.types, C.rayObb, C.obbObbSat, C.aabb, C.pairsCommon] as const;
+
+/**
+ * The shader modules of the library and the chunks each one links, in order. One module per
+ * query family and method; its entry points (and the bindings each uses, by name) are in
+ * kernels.generated.ts.
+ */
+export const MODULES = {
+  raysBrute: () => linkShader('obb:rays-brute', [C.types, C.rayObb, C.raysCommon, C.raysBrute]),
+  raysTree: () => linkShader('obb:rays-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.raysTree]),
+  lidarTree: () => linkShader('obb:lidar-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.lidarTree]),
+  lidarRaster: () => linkShader('obb:lidar-raster', [C.types, C.rayObb, C.lidarRaster]),
+  pairsListed: () => linkShader('obb:pairs-listed', [...SAT_BASE, C.pairsListed]),
+  pairsTree: () => linkShader('obb:pairs-tree', [...SAT_BASE, C.pairsCandidates, C.pairsTree]),
+  pairsGrid: () => linkShader('obb:pairs-grid', [...SAT_BASE, C.pairsCandidates, C.pairsGrid]),
+  pairsNarrow: () => linkShader('obb:pairs-narrow', [...SAT_BASE, C.pairsCandidates, C.pairsNarrow]),
+  frustum: () => linkShader('obb:frustum', [C.types, C.frustum]),
+  scan: () => linkShader('obb:scan', [C.scan]),
+  sort: () => linkShader('obb:sort', [C.sort]),
+  treeBuild: () => linkShader('obb:tree-build', [C.types, C.aabb, C.treeBuild]),
+} as const;
+
+export type ModuleName = keyof typeof MODULES;

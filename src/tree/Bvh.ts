@@ -1,0 +1,341 @@
+/**
+ * A linear BVH over a BoxSet, built and refitted on the GPU (host side of
+ * shaders/tree/build.wgsl, with the radix sort of src/runtime/sort.ts).
+ *
+ * Build: centre bounds (parallel reduction) → 30-bit Morton codes → stable radix sort of
+ * (code, index) → Karras hierarchy → bottom-up refit by frontier lists, one dispatch per level
+ * (see build.wgsl for why that needs no cross-invocation memory ordering). Refit alone (boxes
+ * moved, same count) redoes only the last step.
+ *
+ * Memory per box: 48 B (the box) + 32 B (node) + 8 B (key, value) + 8 B (sort scratch)
+ * + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 116 B: a 1M-box tree
+ * takes about 68 MB besides the boxes.
+ */
+import { BVH_REFIT_STEPS, BVH_WG } from '../constants.ts';
+import type { BoxSet } from '../boxes/BoxSet.ts';
+import type { GpuContext } from '../runtime/context.ts';
+import { BufferUsage } from '../runtime/flags.ts';
+import { getKernel, type KernelName, type KernelPipeline } from '../runtime/pipelines.ts';
+import { BVH_NODE } from '../layout/index.ts';
+import { Lifetime } from '../runtime/lifetime.ts';
+import { bindGroup, dispatch } from '../runtime/bind.ts';
+import { RadixSort } from '../runtime/sort.ts';
+import { blockTuning, type BlockTuning } from '../runtime/scan.ts';
+
+const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+
+const BUILD_KERNELS: readonly KernelName[] = [
+  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes',
+];
+
+/** The phases of a build, in order (see profileBuild). */
+export type BuildPhase = 'bounds' | 'codes' | 'sort' | 'hierarchy' | 'refit';
+const BUILD_PHASES: readonly BuildPhase[] = ['bounds', 'codes', 'sort', 'hierarchy', 'refit'];
+
+/** The tree read back, for tests and tools. */
+export interface BvhSnapshot {
+  readonly count: number;
+  /** Internal nodes: min xyz, left, max xyz, right per node (8 words; floats as Float32Array). */
+  readonly nodeFloats: Float32Array;
+  readonly nodeWords: Uint32Array;
+  /** Sorted Morton codes and the box index at each sorted position. */
+  readonly keys: Uint32Array;
+  readonly values: Uint32Array;
+  /** Parents of internal nodes [0, n − 1), then of leaves by sorted position. */
+  readonly parents: Uint32Array;
+  /** Times the root's AABB was computed by the last build or refit (1 when the refit finished). */
+  readonly rootRefits: number;
+  /** Bounds of the box centres (min xyz, max xyz). */
+  readonly bounds: Float32Array;
+}
+
+/**
+ * @example
+ * const bvh = await Bvh.create(ctx, set);
+ * await bvh.build();            // full rebuild
+ * await set.update(0, moved);   // boxes moved…
+ * await bvh.refit();            // …the same tree, new AABBs
+ */
+export class Bvh {
+  readonly ctx: GpuContext;
+  readonly set: BoxSet;
+  /** Leaves (boxes) the buffers were sized for. */
+  readonly capacity: number;
+  /** Internal nodes, `count − 1` of them (one buffer entry at least). */
+  readonly nodes: GPUBuffer;
+  private readonly keys: GPUBuffer;
+  private readonly values: GPUBuffer;
+  /** The boxes in Morton order (the last build's sorted values), a permutation of 0 .. count − 1. */
+  get leafOrder(): GPUBuffer {
+    return this.values;
+  }
+  private readonly parents: GPUBuffer;
+  private readonly refitCount: GPUBuffer;
+  private readonly lists: [GPUBuffer, GPUBuffer];
+  private readonly args: GPUBuffer;
+  private readonly status: GPUBuffer;
+  private readonly bounds: GPUBuffer;
+  private readonly params: GPUBuffer;
+  private readonly sort: RadixSort;
+  /** Leaves of the current tree (the set's count when it was last built). */
+  private builtCount = -1;
+  private readonly lifetime: Lifetime;
+
+  private readonly tuning: BlockTuning;
+
+  private constructor(ctx: GpuContext, set: BoxSet, capacity: number, sort: RadixSort, tuning: BlockTuning) {
+    this.ctx = ctx;
+    this.set = set;
+    this.capacity = capacity;
+    this.sort = sort;
+    this.tuning = tuning;
+    this.lifetime = new Lifetime(ctx, 'Bvh', false);
+    const n = Math.max(2, capacity);
+    const make = (label: string, size: number, usage = STORAGE): GPUBuffer =>
+      ctx.createBuffer({ label: `${ctx.label}:bvh:${label}`, size: Math.max(16, size), usage });
+    this.nodes = make('nodes', (n - 1) * BVH_NODE.SIZE);
+    this.keys = make('keys', n * 4);
+    this.values = make('values', n * 4);
+    this.parents = make('parents', (2 * n - 1) * 4);
+    this.refitCount = make('refit-count', (n - 1) * 4);
+    this.lists = [make('frontier-a', (n + 1) * 4), make('frontier-b', (n + 1) * 4)];
+    this.args = make('args', 16, STORAGE | BufferUsage.INDIRECT);
+    this.status = make('status', 16);
+    this.bounds = make('bounds', (2 + 2 * this.partials(n)) * 16);
+    this.params = make('params', 16, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  }
+
+  /** Allocates a tree for `set` (room for `capacity` boxes, default the set's count). */
+  static async create(ctx: GpuContext, set: BoxSet, capacity = set.count): Promise<Bvh> {
+    const tuning = blockTuning(ctx);
+    const sort = await RadixSort.create(ctx, Math.max(2, capacity), tuning);
+    const bvh = new Bvh(ctx, set, Math.max(2, capacity), sort, tuning);
+    await Promise.all(BUILD_KERNELS.map((k) => bvh.kernel(k)));
+    return bvh;
+  }
+
+  /** Workgroups of the bounds reduction for n boxes. */
+  private partials(n: number): number {
+    return Math.max(1, Math.ceil(n / (this.tuning.boundsWg * this.tuning.boundsPerThread)));
+  }
+
+  /** Leaves of the built tree (-1 before the first build). */
+  get count(): number {
+    return this.builtCount;
+  }
+
+  private kernel<K extends KernelName>(name: K): Promise<KernelPipeline<K>> {
+    const bounds = name === 'bvhBoundsPartial' || name === 'bvhBoundsFinal';
+    return getKernel(this.ctx.device, name, undefined,
+      bounds ? { BOUNDS_WG: this.tuning.boundsWg, BOUNDS_PER_THREAD: this.tuning.boundsPerThread } : {});
+  }
+
+  /** Throws StaleObjectError when this tree was destroyed or its device replaced. */
+  assertUsable(operation: string): void {
+    this.lifetime.assertUsable(operation);
+  }
+
+  private check(count: number, operation = 'Bvh'): void {
+    this.assertUsable(operation);
+    if (count > this.capacity) {
+      throw new RangeError(`Bvh: ${count} boxes exceed the tree's capacity ${this.capacity}; create a larger Bvh`);
+    }
+  }
+
+  /**
+   * Records a full build over the set's current boxes into `encoder` (two clears, then one
+   * compute pass). The caller submits.
+   */
+  async encodeBuild(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): Promise<void> {
+    const n = this.set.count;
+    this.check(n);
+    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
+    this.encodeClears(encoder);
+    const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-build', timestampWrites } : { label: 'obb:bvh-build' });
+    for (const phase of BUILD_PHASES) {
+      await this.encodePhase(phase, pass, n);
+    }
+    pass.end();
+    this.builtCount = n;
+  }
+
+  /** Records one phase of a build (params written, counters cleared by the caller). */
+  private async encodePhase(phase: BuildPhase, pass: GPUComputePassEncoder, n: number): Promise<void> {
+    const device = this.ctx.device;
+    const groups = Math.ceil(n / BVH_WG);
+    switch (phase) {
+      case 'bounds': {
+        const partials = this.partials(n);
+        dispatch(device, pass, await this.kernel('bvhBoundsPartial'), { bvhParams: this.params, boxes: this.set.buffer, bounds: this.bounds }, partials, 'obb:bvh-bounds');
+        dispatch(device, pass, await this.kernel('bvhBoundsFinal'), { bvhParams: this.params, bounds: this.bounds }, 1, 'obb:bvh-bounds-final');
+        return;
+      }
+      case 'codes':
+        dispatch(device, pass, await this.kernel('bvhMorton'), { bvhParams: this.params, boxes: this.set.buffer, bounds: this.bounds, keys: this.keys, vals: this.values }, groups, 'obb:bvh-morton');
+        return;
+      case 'sort':
+        await this.sort.encode(pass, this.keys, this.values, n, 30);
+        return;
+      case 'hierarchy':
+        dispatch(device, pass, await this.kernel('bvhHierarchy'), { bvhParams: this.params, keys: this.keys, vals: this.values, nodes: this.nodes, parents: this.parents }, groups, 'obb:bvh-hierarchy');
+        return;
+      case 'refit':
+        await this.encodeRefitSteps(pass, n);
+        return;
+    }
+  }
+
+  /**
+   * Records a refit (new AABBs for the same tree) into `encoder`. The set must have the count the
+   * tree was built for; use encodeBuild after the set changed size.
+   */
+  async encodeRefit(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): Promise<void> {
+    const n = this.set.count;
+    this.check(n);
+    if (n !== this.builtCount) {
+      throw new Error(`Bvh: the set has ${n} boxes but the tree was built for ${this.builtCount}; rebuild it`);
+    }
+    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
+    this.encodeClears(encoder);
+    const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-refit', timestampWrites } : { label: 'obb:bvh-refit' });
+    await this.encodeRefitSteps(pass, n);
+    pass.end();
+  }
+
+  private encodeClears(encoder: GPUCommandEncoder): void {
+    encoder.clearBuffer(this.refitCount);
+    encoder.clearBuffer(this.lists[0], 0, 16);
+    encoder.clearBuffer(this.lists[1], 0, 16);
+    encoder.clearBuffer(this.status);
+  }
+
+  private async encodeRefitSteps(pass: GPUComputePassEncoder, n: number): Promise<void> {
+    if (n < 2) {
+      return;
+    }
+    const device = this.ctx.device;
+    const [leaves, argsKernel, nodesKernel] = await Promise.all(
+      [this.kernel('bvhRefitLeaves'), this.kernel('bvhRefitArgs'), this.kernel('bvhRefitNodes')]);
+    dispatch(device, pass, leaves, { bvhParams: this.params, parents: this.parents, refitCount: this.refitCount, listOut: this.lists[0] }, Math.ceil(n / BVH_WG), 'obb:bvh-refit-leaves');
+    // Two bind groups per kernel (the frontier lists swap roles each step), made once.
+    const groups = (listIn: GPUBuffer, listOut: GPUBuffer): [GPUBindGroup, GPUBindGroup] => [
+      bindGroup(device, argsKernel, { listOut, listIn, args: this.args }, 'obb:bvh-refit-args'),
+      bindGroup(device, nodesKernel, {
+        boxes: this.set.buffer, nodes: this.nodes, parents: this.parents, refitCount: this.refitCount, listOut, listIn, status: this.status,
+      }, 'obb:bvh-refit-nodes'),
+    ];
+    const even = groups(this.lists[0], this.lists[1]);
+    const odd = groups(this.lists[1], this.lists[0]);
+    for (let step = 0; step < BVH_REFIT_STEPS; step++) {
+      const [argsGroup, nodesGroup] = step % 2 === 0 ? even : odd;
+      pass.setPipeline(argsKernel.pipeline);
+      pass.setBindGroup(0, argsGroup);
+      pass.dispatchWorkgroups(1);
+      pass.setPipeline(nodesKernel.pipeline);
+      pass.setBindGroup(0, nodesGroup);
+      pass.dispatchWorkgroupsIndirect(this.args, 0);
+    }
+  }
+
+  /**
+   * Builds the tree phase by phase, each phase its own submission, and times them: GPU time from
+   * timestamp queries when the device has them, else wall time from submit to the queue's idle.
+   * For benchmarks (the phases' submissions add overhead that a normal build does not have).
+   *
+   * @example
+   * const t = await bvh.profileBuild(); // { bounds: 0.4, codes: 0.2, sort: 2.1, hierarchy: 0.9, refit: 1.3 } ms
+   */
+  async profileBuild(): Promise<{ readonly timing: 'gpu-timestamp' | 'gpu-wall'; readonly phases: Readonly<Record<BuildPhase, number>> }> {
+    const n = this.set.count;
+    this.check(n);
+    const device = this.ctx.device;
+    device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
+    const hasTs = device.features.has('timestamp-query');
+    const querySet = hasTs ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+    const resolve = hasTs ? device.createBuffer({ size: 16, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC }) : undefined;
+    const phases: Partial<Record<BuildPhase, number>> = {};
+    try {
+      for (const phase of BUILD_PHASES) {
+        const encoder = device.createCommandEncoder({ label: `obb:bvh-${phase}` });
+        if (phase === 'bounds') {
+          this.encodeClears(encoder);
+        }
+        const pass = encoder.beginComputePass(querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
+        await this.encodePhase(phase, pass, n);
+        pass.end();
+        if (querySet && resolve) {
+          encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+        }
+        const t0 = performance.now();
+        await this.ctx.scoped(`Bvh.profileBuild ${phase}`, () => device.queue.submit([encoder.finish()]));
+        await device.queue.onSubmittedWorkDone();
+        const wall = performance.now() - t0;
+        let ms = wall;
+        if (resolve) {
+          const [begin, end] = new BigUint64Array(await this.ctx.readback(resolve, 16, 0, 'profileBuild'));
+          const gpu = Number(end! - begin!) / 1e6;
+          ms = gpu > 0 ? gpu : wall;
+        }
+        phases[phase] = ms;
+      }
+      this.builtCount = n;
+    } finally {
+      querySet?.destroy();
+      resolve?.destroy();
+    }
+    return { timing: resolve ? 'gpu-timestamp' : 'gpu-wall', phases: phases as Record<BuildPhase, number> };
+  }
+
+  /** Builds the tree now (submitted in order with the set's other work). */
+  async build(): Promise<void> {
+    await this.ctx.sequence('Bvh.build', async () => {
+      const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:bvh-build' });
+      await this.encodeBuild(encoder);
+      await this.ctx.scoped(`Bvh.build (${this.set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+    });
+  }
+
+  /** Refits the tree now (boxes moved; same count). */
+  async refit(): Promise<void> {
+    await this.ctx.sequence('Bvh.refit', async () => {
+      const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:bvh-refit' });
+      await this.encodeRefit(encoder);
+      await this.ctx.scoped(`Bvh.refit (${this.set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
+    });
+  }
+
+  /** Reads the whole tree back (tests, tools). */
+  async snapshot(): Promise<BvhSnapshot> {
+    const n = this.builtCount;
+    const internal = Math.max(0, n - 1);
+    const [nodes, keys, values, parents, status, bounds] = await Promise.all([
+      this.ctx.readback(this.nodes, internal * BVH_NODE.SIZE),
+      this.ctx.readback(this.keys, n * 4),
+      this.ctx.readback(this.values, n * 4),
+      this.ctx.readback(this.parents, Math.max(0, 2 * n - 1) * 4),
+      this.ctx.readback(this.status, 4),
+      this.ctx.readback(this.bounds, 32),
+    ]);
+    return {
+      count: n,
+      nodeFloats: new Float32Array(nodes),
+      nodeWords: new Uint32Array(nodes),
+      keys: new Uint32Array(keys),
+      values: new Uint32Array(values),
+      parents: new Uint32Array(parents),
+      rootRefits: new Uint32Array(status)[0]!,
+      bounds: Float32Array.from([...new Float32Array(bounds).subarray(0, 3), ...new Float32Array(bounds).subarray(4, 7)]),
+    };
+  }
+
+  /** Frees the tree's buffers and its sort (idempotent). */
+  destroy(): void {
+    if (!this.lifetime.end()) {
+      return;
+    }
+    for (const b of [this.nodes, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.bounds, this.params]) {
+      this.ctx.destroyBuffer(b);
+    }
+    this.sort.destroy();
+  }
+}
