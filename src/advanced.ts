@@ -29,7 +29,7 @@ export {
   GRID_PARAMS, LAYOUTS, packBoxes, packRays, type RayPackOptions,
 } from './layout/index.ts';
 export * from './constants.ts';
-export { rayCount, canonicalRays, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
+export { recordCount, rayCount, canonicalRays, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
 export { rebasePlanes } from './core/frustum.ts';
 export { checkLidar, checkPose, lidarTables, poseAxes } from './core/lidar.ts';
 export { checkPairs } from './core/queries.ts';

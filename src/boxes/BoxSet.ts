@@ -13,7 +13,7 @@ import { ValidationError } from '../errors.ts';
 import { Lifetime, checkBound } from '../runtime/lifetime.ts';
 import { OBB, packBoxes } from '../layout/index.ts';
 import type { GpuContext } from '../runtime/context.ts';
-import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin } from '../core/inputs.ts';
+import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin, recordCount } from '../core/inputs.ts';
 
 /** Boxes as the GPU API accepts them: objects, or BOX_F64 records (validated either way). */
 export type BoxSource = readonly BoxInput[] | BoxArray;
@@ -40,22 +40,7 @@ const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
  * capacity can be checked before validation copies the input.
  */
 export function boxCount(source: BoxSource): number {
-  if (Array.isArray(source)) {
-    return source.length;
-  }
-  const arr = source as Partial<BoxArray> | null | undefined;
-  if (typeof arr !== 'object' || arr === null || !(arr.data instanceof Float64Array)) {
-    throw new ValidationError('argument', undefined, 'boxes', 'must be an array of boxes or a BoxArray { count, data: Float64Array }');
-  }
-  const count = arr.count;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-    throw new ValidationError('argument', undefined, 'boxes.count', `must be a non-negative integer (got ${String(count)})`);
-  }
-  if (arr.data.length < count * BOX_F64.STRIDE) {
-    throw new ValidationError('argument', undefined, 'boxes.data',
-      `has ${arr.data.length} numbers, fewer than ${count} boxes × ${BOX_F64.STRIDE} (BOX_F64.STRIDE) = ${count * BOX_F64.STRIDE}`);
-  }
-  return count;
+  return recordCount('boxes', source, BOX_F64.STRIDE);
 }
 
 /** Validated canonical boxes (a copy) from either form; call boxCount first. */

@@ -22,26 +22,37 @@ export const GPU_MAX_COORDINATE = 1e15;
 export type RaySource = readonly Ray[] | RayArray;
 
 /**
- * How many rays `source` holds, from its shape alone (nothing is read or copied), so that
- * capacity can be checked before validation copies the input.
+ * How many records a bulk input holds, from its shape alone (nothing is read or copied), so that
+ * capacity can be checked before validation copies the input: an array's length, or a
+ * `{ count, data: Float64Array }` whose count is a non-negative integer and whose data is long
+ * enough for `count` records of `stride` numbers. `what` names the input in errors
+ * (`boxes`, `rays`).
+ *
+ * @example
+ * recordCount('rays', rays, RAY_F64.STRIDE) // 5000, before any ray is read
  */
-export function rayCount(source: RaySource): number {
+export function recordCount(what: 'boxes' | 'rays', source: unknown, stride: number): number {
   if (Array.isArray(source)) {
     return source.length;
   }
-  const arr = source as Partial<RayArray> | null | undefined;
+  const arr = source as { count?: unknown; data?: unknown } | null | undefined;
   if (typeof arr !== 'object' || arr === null || !(arr.data instanceof Float64Array)) {
-    throw new ValidationError('argument', undefined, 'rays', 'must be an array of rays or a RayArray { count, data: Float64Array }');
+    throw new ValidationError('argument', undefined, what, `must be an array of ${what} or a ${what === 'boxes' ? 'BoxArray' : 'RayArray'} { count, data: Float64Array }`);
   }
   const count = arr.count;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-    throw new ValidationError('argument', undefined, 'rays.count', `must be a non-negative integer (got ${String(count)})`);
+    throw new ValidationError('argument', undefined, `${what}.count`, `must be a non-negative integer (got ${String(count)})`);
   }
-  if (arr.data.length < count * RAY_F64.STRIDE) {
-    throw new ValidationError('argument', undefined, 'rays.data',
-      `has ${arr.data.length} numbers, fewer than ${count} rays × ${RAY_F64.STRIDE} (RAY_F64.STRIDE) = ${count * RAY_F64.STRIDE}`);
+  if (arr.data.length < count * stride) {
+    throw new ValidationError('argument', undefined, `${what}.data`,
+      `has ${arr.data.length} numbers, fewer than ${count} ${what} × ${stride} (the record stride) = ${count * stride}`);
   }
   return count;
+}
+
+/** How many rays `source` holds, from its shape alone (see recordCount). */
+export function rayCount(source: RaySource): number {
+  return recordCount('rays', source, RAY_F64.STRIDE);
 }
 
 /** Canonical rays (unit directions, a validated copy) from either form; call rayCount first. */
