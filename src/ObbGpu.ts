@@ -4,12 +4,12 @@
  */
 import { WORKGROUP_SIZE } from './constants.ts';
 import type { BoxInput } from './core/types.ts';
-import { ValidationError } from './errors.ts';
+import { ShaderCompileError, ValidationError, WebGpuUnavailableError } from './errors.ts';
 import type { SatOptions } from './core/queries.ts';
 import { BoxSet, checkSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
 import { checkBound } from './runtime/lifetime.ts';
 import { BufferPool } from './runtime/pool.ts';
-import { GpuContext, type GpuContextOptions } from './runtime/context.ts';
+import { GpuContext, INSTANCE_HINT, oneLine, type GpuContextOptions } from './runtime/context.ts';
 import type { RaySource } from './core/inputs.ts';
 import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOptions } from './pairs/PairQueries.ts';
 import { getKernel, type KernelName } from './runtime/pipelines.ts';
@@ -119,7 +119,12 @@ export class ObbGpu {
         getKernel(ctx.device, k, workgroupSize, rayKernels.has(k) ? gpu.rays.constants : {})));
     } catch (error) {
       ctx.destroy();
-      throw error;
+      // A WGSL error is ours (ShaderCompileError); anything else here (an OperationError from a
+      // dropped instance or error scope) means WebGPU itself failed under us.
+      if (error instanceof ShaderCompileError || error instanceof ValidationError || error instanceof WebGpuUnavailableError) {
+        throw error;
+      }
+      throw new WebGpuUnavailableError('instance-lost', `WebGPU failed while the kernels were prepared (${oneLine(error)}). ${INSTANCE_HINT}`, { cause: error });
     }
     return gpu;
   }

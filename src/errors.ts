@@ -98,6 +98,31 @@ export function asSeenBy(operation: string, error: unknown): unknown {
   return error;
 }
 
+/** Why WebGPU could not be started (see {@link WebGpuUnavailableError}). */
+export type UnavailableReason = 'no-webgpu' | 'no-adapter' | 'device-request-failed' | 'instance-lost';
+
+/**
+ * WebGPU could not be started here: no `navigator.gpu`, no adapter, a failed `requestDevice`, or
+ * a WebGPU instance that failed while the kernels were being prepared (in headless Chromium,
+ * typically a page that also has a WebGPU canvas, started without the Vulkan flags). The message
+ * says what to do.
+ *
+ * @example
+ * try { gpu = await ObbGpu.create() } catch (e) {
+ *   if (e instanceof WebGpuUnavailableError) showFallback(e.message)
+ * }
+ */
+export class WebGpuUnavailableError extends Error {
+  override readonly name = 'WebGpuUnavailableError';
+  constructor(
+    readonly reason: UnavailableReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** A request exceeds a device limit or a buffer capacity that cannot grow. */
 export class CapacityError extends RangeError {
   override readonly name = 'CapacityError';

@@ -1,3 +1,5 @@
+/// <reference types="@webgpu/types" preserve="true" />
+
 /**
  * webgpu-obb: oriented-box collision queries in WebGPU compute shaders, with a float64 CPU
  * reference and a comparator that proves every GPU result against it.
@@ -53,8 +55,8 @@ export type { GpuContext, GpuContextOptions, GpuContextLimits, GpuLimitOverrides
 
 // Errors.
 export {
-  ValidationError, CapacityError, DeviceLostError, StaleObjectError, GpuError, ShaderCompileError,
-  type ItemKind, type StaleReason,
+  ValidationError, CapacityError, DeviceLostError, StaleObjectError, GpuError, ShaderCompileError, WebGpuUnavailableError,
+  type ItemKind, type StaleReason, type UnavailableReason,
 } from './errors.ts';
 
 // The comparator and its error model.

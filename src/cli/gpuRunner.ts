@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { launchBrowser, type LaunchedBrowser } from '../node/browser.ts';
+import { PuppeteerMissingError, launchBrowser, type LaunchedBrowser } from '../node/browser.ts';
 import type { PageOutcome } from './pageEntry.ts';
 import type { GpuSceneRaw } from './results.ts';
 
@@ -31,6 +31,8 @@ export interface BrowserRunOptions {
   readonly accel?: 'auto' | 'bvh' | 'brute';
   /** Chromium/Chrome executable; otherwise findBrowser's search (CHROME_PATH, …). */
   readonly browser?: string | undefined;
+  /** SwiftShader or Chromium's default (a real GPU); default: env WEBGPU_OBB_ADAPTER, else SwiftShader. */
+  readonly adapter?: 'swiftshader' | 'default' | undefined;
   readonly progress: (message: string) => void;
 }
 
@@ -121,8 +123,14 @@ export async function runSceneInBrowser(options: BrowserRunOptions): Promise<Gpu
     progress('launching Chromium…');
     let launched: LaunchedBrowser;
     try {
-      launched = await launchBrowser(options.browser === undefined ? {} : { browser: options.browser });
+      launched = await launchBrowser({
+        ...(options.browser === undefined ? {} : { browser: options.browser }),
+        ...(options.adapter === undefined ? {} : { adapter: options.adapter }),
+      });
     } catch (error) {
+      if (error instanceof PuppeteerMissingError) {
+        throw new GpuUnavailableError(error.message, { cause: error });
+      }
       // findBrowser's message already says how to install one; add the rest of the hint only.
       const message = firstLine((error as Error).message);
       const hint = message.includes('apt-get install') ? NO_BROWSER_TAIL : FIX_HINT;

@@ -46,8 +46,10 @@ export interface CliIo {
 
 const USAGE = `Usage:
   webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
-                 [--runtime browser|node] [--accel auto|bvh|brute] [--quiet]
-  webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--accel auto|bvh|brute] [--quiet]
+                 [--runtime browser|node] [--adapter swiftshader|default]
+                 [--accel auto|bvh|brute] [--lenient] [--quiet]
+  webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--adapter swiftshader|default]
+                 [--accel auto|bvh|brute] [--lenient] [--quiet]
   webgpu-obb --help | --version
 
 Commands:
@@ -62,11 +64,17 @@ Options:
                       where the GPU backend runs: headless Chromium (default), or this Node
                       process through Dawn (the optional \`webgpu\` package; on Linux it needs a
                       Vulkan loader and driver: Chromium's SwiftShader is found automatically)
+  --adapter swiftshader|default
+                      the WebGPU adapter: SwiftShader, the CPU WebGPU of Chromium (the default:
+                      the same answers on every machine), or the machine's default, a real GPU
+                      (for --runtime node: the system's Vulkan drivers, else SwiftShader);
+                      overrides WEBGPU_OBB_ADAPTER
   --accel auto|bvh|brute
                       how the GPU finds boxes: a BVH built on the GPU, every box (brute force),
                       or by size (default: the BVH for rays from 512 boxes; for all pairs from
                       1,024 a uniform grid, or the BVH when one box is so wide that the grid
                       would be crowded; measured on SwiftShader, see README)
+  --lenient           warn about unknown top-level scene fields instead of refusing the file
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
@@ -76,9 +84,7 @@ Options:
 
 Environment:
   CHROME_PATH          Chromium/Chrome executable (like --browser)
-  WEBGPU_OBB_ADAPTER   swiftshader (default: SwiftShader, the CPU WebGPU of Chromium, the same
-                       answers on every machine) or default (the real GPU, through Vulkan); for
-                       --runtime node, default means the system's Vulkan drivers, else SwiftShader
+  WEBGPU_OBB_ADAPTER   swiftshader or default, as --adapter (which wins)
   VK_DRIVER_FILES      --runtime node: the Vulkan driver manifest(s) to use (wins over the above)
   WEBGPU_OBB_DEBUG=1   print stack traces of unexpected errors
 
@@ -87,8 +93,13 @@ Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
               "rays": [ { "origin": [x,y,z], "direction": [x,y,z], "maxDistance": d | null } ],
               "pairs": [ [i, j] ], "allPairs": true }   (rays, pairs, allPairs optional)
 
-Exit status: 0 ok; 1 verify found a mismatch (or the run failed); 2 bad usage or bad scene file;
-3 GPU backend unavailable (no browser, no webgpu package, no Vulkan driver or no WebGPU adapter).
+Result numbers: t, normals and gaps from the GPU are float32, written as the shortest decimal
+that reads back as the same float32; the CPU reference's are float64.
+
+Exit status: 0 ok; 1 verify found a mismatch (or the run failed); 2 bad usage or bad scene file
+(unknown top-level fields too, unless --lenient); 3 GPU backend unavailable (no Puppeteer or no
+browser for --runtime browser, no webgpu package or Vulkan driver for --runtime node, no WebGPU
+adapter).
 `;
 
 /** A failure with its exit code and one-line message (printed as "webgpu-obb: <message>"). */
@@ -229,7 +240,9 @@ export function formatResult(result: SceneResult): string {
 }
 
 /** Runs the scene on the GPU in headless Chromium (loads Puppeteer only now). */
-async function runGpu(sceneText: string, browser: string | undefined, progress: (m: string) => void, accel: 'auto' | 'bvh' | 'brute'): Promise<GpuSceneRaw> {
+async function runGpu(
+  sceneText: string, browser: string | undefined, progress: (m: string) => void, accel: 'auto' | 'bvh' | 'brute', adapter: 'swiftshader' | 'default' | undefined,
+): Promise<GpuSceneRaw> {
   let runner: typeof import('./gpuRunner.ts');
   try {
     runner = await import('./gpuRunner.ts');
@@ -241,7 +254,7 @@ async function runGpu(sceneText: string, browser: string | undefined, progress: 
   }
   // The page parses the very text Node validated, so both sides see the same scene.
   try {
-    return await runner.runSceneInBrowser({ distDir: join(packageRoot(), 'dist'), sceneText, browser, progress, accel });
+    return await runner.runSceneInBrowser({ distDir: join(packageRoot(), 'dist'), sceneText, browser, adapter, progress, accel });
   } catch (error) {
     if (error instanceof runner.GpuUnavailableError) {
       throw new CliError(EXIT.GPU_UNAVAILABLE, oneLine(error));
@@ -259,7 +272,7 @@ const NODE_ADAPTER_HINT =
  * The Vulkan driver follows WEBGPU_OBB_ADAPTER as the browser runtime does: SwiftShader unless
  * it says `default`.
  */
-async function runGpuNode(scene: Scene, progress: (m: string) => void, accel: 'auto' | 'bvh' | 'brute'): Promise<GpuSceneRaw> {
+async function runGpuNode(scene: Scene, progress: (m: string) => void, accel: 'auto' | 'bvh' | 'brute', adapter: 'swiftshader' | 'default' | undefined): Promise<GpuSceneRaw> {
   let runtime: typeof import('../node/runtime.ts');
   try {
     runtime = await import('../node/runtime.ts');
@@ -268,7 +281,7 @@ async function runGpuNode(scene: Scene, progress: (m: string) => void, accel: 'a
   }
   let gpu: ObbGpu;
   try {
-    const driver = runtime.driverFromEnv() ?? 'swiftshader';
+    const driver = adapter === 'default' ? 'auto' : adapter ?? runtime.driverFromEnv() ?? 'swiftshader';
     progress(`runtime: node (Dawn), driver: ${driver}…`);
     gpu = await runtime.createNodeGpu({ driver });
   } catch (error) {
@@ -298,6 +311,8 @@ interface Parsed {
   backend: 'gpu' | 'cpu';
   runtime: 'browser' | 'node';
   accel: 'auto' | 'bvh' | 'brute';
+  adapter: 'swiftshader' | 'default' | undefined;
+  lenient: boolean;
   out: string | undefined;
   browser: string | undefined;
   quiet: boolean;
@@ -316,6 +331,8 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
         backend: { type: 'string' },
         runtime: { type: 'string' },
         accel: { type: 'string' },
+        adapter: { type: 'string' },
+        lenient: { type: 'boolean' },
         out: { type: 'string', short: 'o' },
         browser: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
@@ -371,6 +388,13 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
   if (accel !== undefined && backend === 'cpu') {
     throw new CliError(EXIT.USAGE, '--accel is for the GPU backend; the CPU reference is brute force');
   }
+  const adapter = values['adapter'];
+  if (adapter !== undefined && adapter !== 'swiftshader' && adapter !== 'default') {
+    throw new CliError(EXIT.USAGE, `--adapter must be swiftshader or default (got '${String(adapter)}')`);
+  }
+  if (adapter !== undefined && backend === 'cpu') {
+    throw new CliError(EXIT.USAGE, '--adapter is for the GPU backend; the CPU reference needs no adapter');
+  }
   const out = values['out'];
   if (command === 'verify' && out !== undefined) {
     throw new CliError(EXIT.USAGE, 'verify prints a report; --out is for run');
@@ -382,6 +406,8 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     backend: backend ?? 'gpu',
     runtime: runtime ?? 'browser',
     accel: accel ?? 'auto',
+    adapter,
+    lenient: values['lenient'] === true,
     out: typeof out === 'string' ? out : undefined,
     browser: typeof browser === 'string' ? browser : undefined,
     quiet: values['quiet'] === true,
@@ -395,13 +421,18 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     await checkOutPath(args.out);
   }
   const { scene, text: sceneText } = await readScene(args.scene);
-  if (scene.unknownFields.length > 0 && !args.quiet) {
-    io.err(`webgpu-obb: ${args.scene}: ignoring unknown field(s) ${scene.unknownFields.join(', ')}\n`);
+  if (scene.unknownFields.length > 0) {
+    const fields = scene.unknownFields.join(', ');
+    if (!args.lenient) {
+      throw new CliError(EXIT.USAGE,
+        `${args.scene}: unknown field(s) ${fields} (a scene has boxes, rays, pairs, allPairs; --lenient ignores the rest)`);
+    }
+    io.err(`webgpu-obb: warning: ${args.scene}: ignoring unknown field(s) ${fields}\n`);
   }
   progress(`scene: ${args.scene} (${describeScene(scene)})`);
 
   const gpuRaw = (): Promise<GpuSceneRaw> =>
-    args.runtime === 'node' ? runGpuNode(scene, progress, args.accel) : runGpu(sceneText, args.browser, progress, args.accel);
+    args.runtime === 'node' ? runGpuNode(scene, progress, args.accel, args.adapter) : runGpu(sceneText, args.browser, progress, args.accel, args.adapter);
   if (args.command === 'verify') {
     const raw = await gpuRaw();
     const ref = runReference(scene, progress);

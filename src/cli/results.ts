@@ -103,10 +103,10 @@ function pairList(flat: ArrayLike<number>): [number, number][] {
   return out;
 }
 
-function pairResults(r: { overlap: ArrayLike<number>; gap: ArrayLike<number>; axis: ArrayLike<number> }, n: number): PairResult[] {
+function pairResults(r: { overlap: ArrayLike<number>; gap: ArrayLike<number>; axis: ArrayLike<number> }, n: number, gapOf: (g: number) => number = (g) => g): PairResult[] {
   const out: PairResult[] = [];
   for (let k = 0; k < n; k++) {
-    out.push({ overlap: r.overlap[k] === 1, gap: r.gap[k] as number, axis: axisName(r.axis[k] as number) });
+    out.push({ overlap: r.overlap[k] === 1, gap: gapOf(r.gap[k] as number), axis: axisName(r.axis[k] as number) });
   }
   return out;
 }
@@ -129,20 +129,44 @@ function withQueries(
   return out;
 }
 
+/**
+ * The shortest decimal that reads back as the same float32 as `x` (a float32 value): 1.8786798
+ * rather than 1.8786797523498535, which is the same float32 printed as a float64. Non-finite and
+ * integral values pass through.
+ *
+ * @example
+ * shortestFloat32(Math.fround(0.1)) // 0.1
+ */
+export function shortestFloat32(x: number): number {
+  if (!Number.isFinite(x) || Number.isInteger(x)) {
+    return x;
+  }
+  const f = Math.fround(x);
+  for (let digits = 1; digits < 9; digits++) {
+    const y = Number(f.toPrecision(digits));
+    if (Math.fround(y) === f) {
+      return y;
+    }
+  }
+  return Number(f.toPrecision(9));
+}
+
 /** Per-ray closest hits of either backend as result-file entries (normal only when there is a face). */
 function rayResults(
   sceneRays: RayArray,
   h: { readonly box: ArrayLike<number>; readonly t: ArrayLike<number>; readonly face: ArrayLike<number>; readonly inside: ArrayLike<number> },
   normalOf: (ray: number, box: number, face: number) => [number, number, number],
+  tOf: (t: number) => number = (t) => t,
 ): RayResult[] {
   return Array.from({ length: sceneRays.count }, (_, r): RayResult => {
     const b = h.box[r] as number;
     if (b < 0) {
       return { hit: false };
     }
-    const t = h.t[r] as number;
+    const exact = h.t[r] as number;
+    const t = tOf(exact);
     const face = h.face[r] as number;
-    const point = rayPoint(sceneRays, r, t);
+    const point = rayPoint(sceneRays, r, exact);
     const inside = h.inside[r] === 1;
     return face === FACE_NONE
       ? { hit: true, box: b, t, point, inside }
@@ -166,8 +190,9 @@ export function sceneResultFromCpu(scene: Scene, raw: CpuSceneRaw): SceneResult 
 }
 
 /**
- * The result file of the GPU backend from its typed results: `t` and the normal as the GPU
- * computed them (float32), the point from `t` in float64 on the canonical ray.
+ * The result file of the GPU backend from its typed results: `t`, the normal and the gap as the
+ * GPU computed them (float32), each written as the shortest decimal that reads back as that
+ * float32; the point from `t` in float64 on the canonical ray.
  *
  * @example
  * sceneResultFromGpu(scene, raw).adapter // "google swiftshader (fallback)"
@@ -176,11 +201,11 @@ export function sceneResultFromGpu(scene: Scene, raw: GpuSceneRaw): SceneResult 
   const h = raw.rays;
   const rays = scene.rays && h
     ? rayResults(scene.rays, h, (r) => {
-      const n = (k: number): number => (h.normal[3 * r + k] as number) + 0;
+      const n = (k: number): number => shortestFloat32((h.normal[3 * r + k] as number) + 0);
       return [n(0), n(1), n(2)];
-    })
+    }, shortestFloat32)
     : undefined;
-  const pairs = scene.pairs && raw.pairs ? pairResults(raw.pairs, scene.pairs.length / 2) : undefined;
+  const pairs = scene.pairs && raw.pairs ? pairResults(raw.pairs, scene.pairs.length / 2, shortestFloat32) : undefined;
   const all = scene.allPairs && raw.allPairs ? pairList(raw.allPairs) : undefined;
   return withQueries({ backend: 'gpu', adapter: raw.adapter }, rays, pairs, all);
 }

@@ -1,9 +1,11 @@
 /**
  * Finding and launching a headless Chromium with WebGPU enabled (Node only).
  *
- * Used by the GPU tests (test/gpu/harness.ts), the benchmarks and the CLI. Puppeteer never
- * downloads a browser in this project (.puppeteerrc.cjs); {@link findBrowser} locates one that is
- * already installed and fails with a message that says how to get one.
+ * Used by the GPU tests (test/gpu/harness.ts), the benchmarks and the CLI. Puppeteer is an
+ * optional peer dependency of the package, loaded only when a browser is launched
+ * ({@link loadPuppeteer}: a PuppeteerMissingError says how to add it). It never downloads a
+ * browser here; {@link findBrowser} locates one that is already installed and fails with a
+ * message that says how to get one.
  *
  * Adapter choice: by default Chromium is told to use SwiftShader (`--use-webgpu-adapter=swiftshader`),
  * the CPU Vulkan implementation that ships with it, so every machine gives the same answers.
@@ -14,8 +16,7 @@ import { accessSync, constants as fsConstants, readdirSync, statSync } from 'nod
 import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer';
-import type { Browser } from 'puppeteer';
+import type { Browser, PuppeteerNode } from 'puppeteer';
 
 /** Which WebGPU adapter Chromium should expose: SwiftShader (CPU), or its default (a real GPU). */
 export type AdapterChoice = 'swiftshader' | 'default';
@@ -36,6 +37,27 @@ export interface LaunchOptions extends ChromiumArgsOptions {
   extraArgs?: readonly string[];
   /** Milliseconds a single DevTools protocol call may take (default 10 minutes: SwiftShader is slow). */
   protocolTimeout?: number;
+}
+
+/** Puppeteer is not installed: the message says how to add it (the CLI exits 3 with it). */
+export class PuppeteerMissingError extends Error {
+  override readonly name = 'PuppeteerMissingError';
+}
+
+/**
+ * Loads Puppeteer, an optional peer dependency: only the browser runtime (the CLI's GPU backend,
+ * the tests and benchmarks) needs it.
+ */
+export async function loadPuppeteer(): Promise<PuppeteerNode> {
+  try {
+    return (await import('puppeteer')).default;
+  } catch (error) {
+    throw new PuppeteerMissingError(
+      'the browser runtime needs Puppeteer, which is not installed: `npm install puppeteer` ' +
+        '(with PUPPETEER_SKIP_DOWNLOAD=1 to use a Chromium already installed), or use `--runtime node` or `--backend cpu`',
+      { cause: error },
+    );
+  }
 }
 
 /** A launched browser and the one way to shut it down (closes Chromium, removes its profile). */
@@ -233,6 +255,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Launch
     argOptions.adapter = options.adapter;
   }
   const args = [...chromiumArgs(argOptions), ...(options.extraArgs ?? [])];
+  const puppeteer = await loadPuppeteer();
   const userDataDir = await mkdtemp(join(tmpdir(), 'webgpu-obb-chromium-'));
   let browser: Browser;
   try {

@@ -9,7 +9,7 @@
  * caller holds stay valid.
  */
 import { BufferUsage, MapMode } from './flags.ts';
-import { CapacityError, DeviceLostError, GpuError, ValidationError, asSeenBy } from '../errors.ts';
+import { CapacityError, DeviceLostError, GpuError, ValidationError, WebGpuUnavailableError, asSeenBy } from '../errors.ts';
 
 /** What the adapter says about itself (copied: GPUAdapterInfo's fields are prototype getters). */
 export interface AdapterSummary {
@@ -87,31 +87,57 @@ function checkLimitOverrides(limits: GpuLimitOverrides | undefined): void {
 async function requestDevice(options: GpuContextOptions, label: string): Promise<{ device: GPUDevice; adapter: AdapterSummary }> {
   const gpu = options.gpu ?? (typeof navigator !== 'undefined' ? navigator.gpu : undefined);
   if (!gpu) {
-    throw new Error(
+    throw new WebGpuUnavailableError('no-webgpu',
       'WebGPU is not available here (no navigator.gpu). Use a browser with WebGPU ' +
-        '(Chrome/Edge 113+, or Chromium with --enable-unsafe-webgpu), or the Node runtime.',
-    );
+        '(Chrome/Edge 113+, or Chromium with --enable-unsafe-webgpu) on a secure page (https or localhost), or the Node runtime (webgpu-obb/node).');
   }
-  const adapter = await gpu.requestAdapter(options.adapterOptions);
+  let adapter: GPUAdapter | null;
+  try {
+    adapter = await gpu.requestAdapter(options.adapterOptions);
+  } catch (error) {
+    throw new WebGpuUnavailableError('device-request-failed', `requestAdapter failed (${oneLine(error)}). ${INSTANCE_HINT}`, { cause: error });
+  }
   if (!adapter) {
-    throw new Error('WebGPU found no adapter (requestAdapter returned null): no usable GPU or driver.');
+    throw new WebGpuUnavailableError('no-adapter',
+      'WebGPU found no adapter (requestAdapter returned null): no usable GPU or driver. In headless Chromium, ' +
+        'pass --enable-unsafe-webgpu --use-webgpu-adapter=swiftshader to get the CPU adapter.');
   }
   const limits = adapter.limits;
   const requiredFeatures: GPUFeatureName[] = [];
   if (adapter.features.has('timestamp-query')) {
     requiredFeatures.push('timestamp-query');
   }
-  const device = await adapter.requestDevice({
-    label: `${label}:device-${++devicesRequested}`,
-    requiredFeatures,
-    requiredLimits: {
-      maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
-      maxBufferSize: limits.maxBufferSize,
-      maxStorageBuffersPerShaderStage: Math.min(limits.maxStorageBuffersPerShaderStage, 10),
-    },
-  });
+  let device: GPUDevice;
+  try {
+    device = await adapter.requestDevice({
+      label: `${label}:device-${++devicesRequested}`,
+      requiredFeatures,
+      requiredLimits: {
+        maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
+        maxBufferSize: limits.maxBufferSize,
+        maxStorageBuffersPerShaderStage: Math.min(limits.maxStorageBuffersPerShaderStage, 10),
+      },
+    });
+  } catch (error) {
+    throw new WebGpuUnavailableError('device-request-failed', `requestDevice failed (${oneLine(error)}). ${INSTANCE_HINT}`, { cause: error });
+  }
   const legacyFallback = (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   return { device, adapter: summarizeAdapter(adapter.info, legacyFallback) };
+}
+
+/**
+ * What to do when the WebGPU instance itself fails. Headless Chromium with a WebGPU canvas on the
+ * same page needs its Vulkan flags; without them the instance can be dropped (docs/design.md).
+ */
+export const INSTANCE_HINT =
+  'If this is headless Chromium and the page also renders with WebGPU, start it with ' +
+  '--enable-features=Vulkan --use-angle=swiftshader --use-vulkan=swiftshader besides --enable-unsafe-webgpu; ' +
+  'otherwise check that the GPU driver works (chrome://gpu).';
+
+/** The first line of an error's message. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.split('\n')[0]?.trim() ?? '';
 }
 
 /** Devices requested by this module: each gets its own label, so a driver message naming one is unambiguous. */

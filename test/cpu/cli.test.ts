@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScene, parseSceneText, SceneError } from '../../src/cli/scene.ts';
-import { type GpuSceneRaw, type SceneResult } from '../../src/cli/results.ts';
+import { sceneResultFromGpu, shortestFloat32, type GpuSceneRaw, type SceneResult } from '../../src/cli/results.ts';
 import { runReference, runSceneCpu } from '../../src/cli/run.ts';
 import { formatResult, main, type CliIo } from '../../src/cli/main.ts';
 import { compareScene, formatSceneComparison } from '../../src/cli/verify.ts';
@@ -238,6 +238,21 @@ describe('compareScene (what verify reports)', () => {
     expect(report).toMatch(/MISMATCH wrong-box/);
   });
 
+  it('writes the GPU\'s float32 numbers as the shortest decimal that reads back as the same float32', () => {
+    const raw = fakeGpu();
+    const gap = Math.fround(1.8786797523498535);
+    const result = sceneResultFromGpu(scene, { ...raw, pairs: { ...raw.pairs!, gap: [gap] } });
+    expect(result.pairs?.[0]?.gap).toBe(1.8786798);
+    const first = result.rays?.[0];
+    expect(first && first.hit ? first.t : undefined).toBe(9);
+    for (let k = 0; k < 10_000; k++) {
+      const x = Math.fround((Math.random() - 0.5) * 10 ** (Math.random() * 12 - 6));
+      const y = shortestFloat32(x);
+      expect(Math.fround(y)).toBe(x);
+      expect(String(y).replace(/^-|e.*$|\./g, '').replace(/^0+/, '').length).toBeLessThanOrEqual(9);
+    }
+  });
+
   it('refuses GPU results that do not cover the scene', () => {
     const raw = fakeGpu();
     const rays = raw.rays;
@@ -274,6 +289,8 @@ describe('main (in process)', () => {
     [['verify', 'a.json', '--out', 'r.json'], /--out is for run/],
     [['run', 'a.json', '--accel', 'kd-tree'], /--accel must be auto, bvh or brute/],
     [['run', 'a.json', '--accel', 'bvh', '--backend', 'cpu'], /--accel is for the GPU backend/],
+    [['run', 'a.json', '--adapter', 'nvidia'], /--adapter must be swiftshader or default/],
+    [['run', 'a.json', '--adapter', 'default', '--backend', 'cpu'], /--adapter is for the GPU backend/],
   ])('%j is a usage error (exit 2)', async (argv, message) => {
     const io = capture();
     expect(await main(argv, io)).toBe(2);
@@ -336,8 +353,9 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     expect(quiet.stdout).toBe(r.stdout);
   });
 
-  it('runs the published SAT fixture file', () => {
-    const r = cli('run', fileURLToPath(fixtureUrl), '--backend', 'cpu', '-q');
+  it('runs the published SAT fixture file (its extra fields, expected and randomSuite, need --lenient)', () => {
+    expect(cli('run', fileURLToPath(fixtureUrl), '--backend', 'cpu', '-q').code).toBe(2);
+    const r = cli('run', fileURLToPath(fixtureUrl), '--backend', 'cpu', '-q', '--lenient');
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as SceneResult;
     expect(result.pairs?.[0]?.axis).toBe('A1xB2');
@@ -382,6 +400,18 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     expect(lines[0]).toMatch(/^webgpu-obb: scene\.json: /);
     expect(lines[0]).toMatch(message);
     expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('refuses unknown top-level fields with exit 2 naming them, even with -q; --lenient warns and runs', () => {
+    write('scene.json', JSON.stringify({ ...scene, lidar: {}, frustum: [], description: 'ok: a known quiet field' }));
+    const r = cli('run', 'scene.json', '--backend', 'cpu', '-q');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe('webgpu-obb: scene.json: unknown field(s) lidar, frustum (a scene has boxes, rays, pairs, allPairs; --lenient ignores the rest)');
+    const lenient = cli('run', 'scene.json', '--backend', 'cpu', '-q', '--lenient');
+    expect(lenient.code, lenient.stderr).toBe(0);
+    expect(lenient.stderr.trim()).toBe('webgpu-obb: warning: scene.json: ignoring unknown field(s) lidar, frustum');
+    expect(JSON.parse(lenient.stdout)).toEqual(runSceneCpu(parseScene(scene)));
   });
 
   it('reports an unreadable scene file with exit 2', () => {
