@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `cpu` runs the float64 reference, layouts and the CLI's pure parts in Node;
-// `node` runs the GPU suites in Node on Dawn (the optional `webgpu` package); `gpu` runs
-// Node-side tests that serve a page with Vite and drive headless Chromium through Puppeteer,
-// where the WGSL kernels run on a real WebGPU implementation (SwiftShader here).
+// Four projects: `cpu` runs the float64 reference, layouts and the CLI's pure parts in Node;
+// `node` runs the GPU suites in Node on Dawn (the optional `webgpu` package); `package` installs
+// the packed tarball into fresh projects and uses it as a user would; `gpu` runs Node-side tests
+// that serve a page with Vite and drive headless Chromium through Puppeteer, where the WGSL
+// kernels run on a real WebGPU implementation (SwiftShader here).
 export default defineConfig({
   test: {
     projects: [
@@ -25,6 +26,17 @@ export default defineConfig({
           pool: 'forks',
           testTimeout: 300_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // The packed tarball installed into fresh projects (test/package/consumer.test.ts).
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 900_000,
+          hookTimeout: 900_000,
           fileParallelism: false,
         },
       },

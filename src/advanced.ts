@@ -1,5 +1,3 @@
-/// <reference types="@webgpu/types" preserve="true" />
-
 /**
  * `webgpu-obb/advanced`: the layers underneath `ObbGpu`, for callers who own their devices,
  * encoders and buffers — the GPU runtime (context, pipelines and the shader linker, bind groups

@@ -1,5 +1,3 @@
-/// <reference types="@webgpu/types" preserve="true" />
-
 /**
  * webgpu-obb: oriented-box collision queries in WebGPU compute shaders, with a float64 CPU
  * reference and a comparator that proves every GPU result against it.

@@ -1,5 +1,3 @@
-/// <reference types="@webgpu/types" preserve="true" />
-
 /**
  * The Node runtime (`webgpu-obb/node`): the same kernels, host classes and results as in the
  * browser, on a device from the `webgpu` npm package (Dawn for Node), for simulators, servers and

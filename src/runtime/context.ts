@@ -100,7 +100,8 @@ async function requestDevice(options: GpuContextOptions, label: string): Promise
   if (!adapter) {
     throw new WebGpuUnavailableError('no-adapter',
       'WebGPU found no adapter (requestAdapter returned null): no usable GPU or driver. In headless Chromium, ' +
-        'pass --enable-unsafe-webgpu --use-webgpu-adapter=swiftshader to get the CPU adapter.');
+        'pass --enable-unsafe-webgpu --use-webgpu-adapter=swiftshader to get the CPU adapter, and, when the page also ' +
+        'renders with WebGPU, --enable-features=Vulkan --use-angle=swiftshader --use-vulkan=swiftshader.');
   }
   const limits = adapter.limits;
   const requiredFeatures: GPUFeatureName[] = [];
