@@ -14,12 +14,12 @@ export default defineConfig({
       // `advanced` and `reference` are the layers under the facade and the float64 reference.
       entry: {
         index: 'src/index.ts', advanced: 'src/advanced.ts', reference: 'src/reference/index.ts',
-        cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts', node: 'src/node/runtime.ts',
+        cli: 'src/cli/main.ts', page: 'src/cli/pageEntry.ts', node: 'src/node/runtime.ts', three: 'src/three/index.ts',
       },
       formats: ['es'],
     },
     rolldownOptions: {
-      external: [/^node:/, 'puppeteer', 'vite', /^wgsl_reflect/, 'webgpu'],
+      external: [/^node:/, 'puppeteer', 'vite', /^wgsl_reflect/, 'webgpu', /^three($|\/)/],
     },
   },
 });

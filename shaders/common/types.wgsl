@@ -125,3 +125,8 @@ struct GridParams {
   cells: u32,        // offset(28) size(4)
   reach: f32,        // offset(32) size(4)
 }                    // size(48)
+
+// Uniform parameters of a sparse update (scatterBoxes, scatterMasks): how many entries.
+struct ScatterParams {
+  count: u32,        // offset(0) size(4)
+}                    // size(4)

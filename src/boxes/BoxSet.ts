@@ -11,7 +11,9 @@ import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.
 import { boxArrayFrom, validateBoxArray } from '../core/canonical.ts';
 import { ValidationError } from '../errors.ts';
 import { Lifetime, checkBound } from '../runtime/lifetime.ts';
-import { OBB, packBoxes } from '../layout/index.ts';
+import { OBB, SCATTER_PARAMS, packBoxes } from '../layout/index.ts';
+import { dispatch } from '../runtime/bind.ts';
+import { getKernel, type KernelPipeline } from '../runtime/pipelines.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin, recordCount } from '../core/inputs.ts';
 
@@ -41,6 +43,43 @@ const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
  */
 export function boxCount(source: BoxSource): number {
   return recordCount('boxes', source, BOX_F64.STRIDE);
+}
+
+/**
+ * The indices of a sparse update as a Uint32Array copy: `count` of them (one per item), each a
+ * non-negative integer, none twice (two writes to one box would race). Checked against the set's
+ * size at the call's turn (checkIndicesInSet).
+ */
+function indexList(indices: Uint32Array | readonly number[], count: number, items: string): Uint32Array {
+  if (!(indices instanceof Uint32Array) && !Array.isArray(indices)) {
+    throw new ValidationError('argument', undefined, 'indices', 'must be a Uint32Array or an array of box indices');
+  }
+  if (indices.length !== count) {
+    throw new ValidationError('argument', undefined, 'indices', `has ${indices.length} entries for ${count} ${items}; give one index per item`);
+  }
+  const out = new Uint32Array(count);
+  const seen = new Set<number>();
+  for (let k = 0; k < count; k++) {
+    const i = indices[k];
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > 0xffffffff) {
+      throw new ValidationError('argument', undefined, `indices[${k}]`, `= ${String(i)} is not a box index (a non-negative integer)`);
+    }
+    if (seen.has(i)) {
+      throw new ValidationError('argument', undefined, `indices[${k}]`, `= ${i} appears twice; each box can be updated once per call`);
+    }
+    seen.add(i);
+    out[k] = i;
+  }
+  return out;
+}
+
+/** Every index of a sparse update lies in the set (checked at the call's turn). */
+function checkIndicesInSet(indices: Uint32Array, count: number): void {
+  for (let k = 0; k < indices.length; k++) {
+    if (indices[k]! >= count) {
+      throw new ValidationError('argument', undefined, `indices[${k}]`, `= ${indices[k]} is outside the set (0..${count - 1})`);
+    }
+  }
 }
 
 /** Validated canonical boxes (a copy) from either form; call boxCount first. */
@@ -280,6 +319,111 @@ export class BoxSet {
       this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin, 0, canonical.count, this.ctx.uploadScratch(canonical.count * (OBB.SIZE / 4))));
       this.changed(false);
     });
+  }
+
+  /**
+   * Replaces the boxes at `indices` (any order, no index twice): `boxes[k]` becomes box
+   * `indices[k]`, in one upload and one scatter dispatch whatever the pattern (100 scattered
+   * moves are one call, not 100). Validated all-or-nothing like `update`: a rejected call leaves
+   * the set as it was. A tree over the set refits, as after `update`.
+   *
+   * @example
+   * await set.updateIndices([7, 3, 1204], [box7, box3, box1204]);
+   */
+  async updateIndices(indices: Uint32Array | readonly number[], boxes: BoxSource): Promise<void> {
+    const op = 'BoxSet.updateIndices';
+    this.assertUsable(op);
+    const count = boxCount(boxes);
+    const list = indexList(indices, count, 'boxes');
+    this.ctx.assertBindingFits('box update', count * OBB.SIZE, `${count} boxes × ${OBB.SIZE} bytes`);
+    const canonical = canonicalBoxes(boxes);
+    await this.ctx.sequence(op, async () => {
+      this.assertUsable(op);
+      checkIndicesInSet(list, this.host.count);
+      checkBoxRange(canonical, this.currentOrigin);
+      if (count === 0) {
+        return;
+      }
+      const kernel = await getKernel(this.ctx.device, 'scatterBoxes');
+      const source = packBoxes(canonical, this.currentOrigin, 0, count, this.ctx.uploadScratch(count * (OBB.SIZE / 4)));
+      this.scatter(kernel, list, source, count * OBB.SIZE);
+      const data = this.host.data.slice();
+      for (let k = 0; k < count; k++) {
+        data.set(canonical.data.subarray(k * BOX_F64.STRIDE, (k + 1) * BOX_F64.STRIDE), list[k]! * BOX_F64.STRIDE);
+      }
+      this.host = { count: this.host.count, data };
+      this.changed(false);
+    });
+  }
+
+  /**
+   * Replaces the masks of the boxes at `indices` (no index twice): `masks[k]` becomes the mask of
+   * box `indices[k]`, in one upload and one scatter dispatch. All-or-nothing, like setMasks.
+   *
+   * @example
+   * await set.setMasksAt([7, 3], new Uint32Array([0b10, 0b10]));
+   */
+  async setMasksAt(indices: Uint32Array | readonly number[], masks: Uint32Array): Promise<void> {
+    const op = 'BoxSet.setMasksAt';
+    this.assertUsable(op);
+    if (!(masks instanceof Uint32Array)) {
+      throw new ValidationError('argument', undefined, 'masks', 'must be a Uint32Array');
+    }
+    const list = indexList(indices, masks.length, 'masks');
+    const copy = masks.slice();
+    await this.ctx.sequence(op, async () => {
+      this.assertUsable(op);
+      checkIndicesInSet(list, this.host.count);
+      if (copy.length === 0) {
+        return;
+      }
+      const all = this.hostMasks ? this.hostMasks.slice() : new Uint32Array(this.host.count).fill(0xffffffff);
+      if (!this.hostMasks) {
+        // The GPU masks were never written (every box had all bits): write them all first.
+        this.ctx.device.queue.writeBuffer(this.gpuMasks, 0, all);
+      }
+      const kernel = await getKernel(this.ctx.device, 'scatterMasks');
+      this.scatter(kernel, list, copy, copy.byteLength);
+      list.forEach((i, k) => {
+        all[i] = copy[k]!;
+      });
+      this.hostMasks = all;
+    });
+  }
+
+  /** One scatter dispatch: uploads `source` and the indices, runs `kernel`, frees the uploads. */
+  private scatter(
+    kernel: KernelPipeline<'scatterBoxes'> | KernelPipeline<'scatterMasks'>,
+    indices: Uint32Array, source: ArrayBufferView<ArrayBuffer>, bytes: number,
+  ): void {
+    const ctx = this.ctx;
+    const device = ctx.device;
+    const n = indices.length;
+    const make = (label: string, size: number, usage: number): GPUBuffer =>
+      ctx.createBuffer({ label: `${ctx.label}:${this.label}:${label}`, size: Math.max(16, Math.ceil(size / 4) * 4), usage });
+    const params = make('scatter-params', SCATTER_PARAMS.SIZE, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    const indexBuffer = make('scatter-indices', n * 4, BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    const sourceBuffer = make('scatter-source', bytes, BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    try {
+      device.queue.writeBuffer(params, 0, new Uint32Array([n, 0, 0, 0]));
+      device.queue.writeBuffer(indexBuffer, 0, indices);
+      device.queue.writeBuffer(sourceBuffer, 0, source.buffer, source.byteOffset, bytes);
+      const enc = device.createCommandEncoder({ label: `${ctx.label}:${kernel.name}` });
+      const pass = enc.beginComputePass({ label: `${ctx.label}:${kernel.name}` });
+      const groups = Math.ceil(n / kernel.workgroupSize);
+      if (kernel.name === 'scatterBoxes') {
+        dispatch(device, pass, kernel as KernelPipeline<'scatterBoxes'>, { scatter: params, indices: indexBuffer, sourceBoxes: sourceBuffer, boxes: this.gpuBoxes }, groups);
+      } else {
+        dispatch(device, pass, kernel as KernelPipeline<'scatterMasks'>, { scatter: params, indices: indexBuffer, sourceMasks: sourceBuffer, masks: this.gpuMasks }, groups);
+      }
+      pass.end();
+      device.queue.submit([enc.finish()]);
+    } finally {
+      // Submitted work keeps its buffers until it completes.
+      for (const b of [params, indexBuffer, sourceBuffer]) {
+        ctx.destroyBuffer(b);
+      }
+    }
   }
 
   /** Replaces masks `[first, first + masks.length)`. */

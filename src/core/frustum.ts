@@ -10,22 +10,27 @@ import { ValidationError } from '../errors.ts';
 export type Plane = readonly [nx: number, ny: number, nz: number, d: number];
 
 /**
- * The six planes (left, right, bottom, top, near, far) of a column-major view-projection matrix
- * in WebGPU clip space (x, y in [−w, w], z in [0, w]), normalised (unit normals, so d is a
- * distance). Gribb & Hartmann, "Fast Extraction of Viewing Frustum Planes" (2001), with the near
- * plane z ≥ 0 instead of z ≥ −w.
+ * The six planes (left, right, bottom, top, near, far) of a column-major view-projection matrix,
+ * normalised (unit normals, so d is a distance). Gribb & Hartmann, "Fast Extraction of Viewing
+ * Frustum Planes" (2001): in WebGPU clip space (x, y in [−w, w], z in [0, w]; the default) the
+ * near plane is z ≥ 0, in WebGL's (`clipSpace: 'webgl'`, z in [−w, w]) it is z ≥ −w.
  *
  * @example
  * const planes = frustumPlanes(viewProj);
+ * const fromThree = frustumPlanes(viewProj, { clipSpace: camera.coordinateSystem === WebGLCoordinateSystem ? 'webgl' : 'webgpu' });
  */
-export function frustumPlanes(m: Mat4): Plane[] {
+export function frustumPlanes(m: Mat4, options: { readonly clipSpace?: 'webgpu' | 'webgl' } = {}): Plane[] {
+  const clipSpace = options.clipSpace ?? 'webgpu';
+  if (clipSpace !== 'webgpu' && clipSpace !== 'webgl') {
+    throw new ValidationError('argument', undefined, 'clipSpace', `must be 'webgpu' or 'webgl' (got ${String(clipSpace)})`);
+  }
   if (m.length !== 16 || !Array.from(m).every(Number.isFinite)) {
     throw new ValidationError('matrix', undefined, 'viewProj', 'must be 16 finite numbers (column-major)');
   }
   const row = (r: number): [number, number, number, number] => [m[r]!, m[4 + r]!, m[8 + r]!, m[12 + r]!];
   const [r0, r1, r2, r3] = [row(0), row(1), row(2), row(3)];
   const add = (a: number[], b: number[], s: number): number[] => a.map((x, i) => x + s * b[i]!);
-  const raw = [add(r3, r0, 1), add(r3, r0, -1), add(r3, r1, 1), add(r3, r1, -1), r2, add(r3, r2, -1)];
+  const raw = [add(r3, r0, 1), add(r3, r0, -1), add(r3, r1, 1), add(r3, r1, -1), clipSpace === 'webgl' ? add(r3, r2, 1) : r2, add(r3, r2, -1)];
   return raw.map((p, k) => {
     const len = Math.hypot(p[0]!, p[1]!, p[2]!);
     if (!(len > 0)) {

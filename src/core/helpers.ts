@@ -128,6 +128,13 @@ export interface ScreenRayOptions {
    * for depth precision). Default false: near z = 0, far z = 1.
    */
   readonly reversedZ?: boolean;
+  /**
+   * The clip space of `invViewProj`'s projection: 'webgpu' (default; z in [0, 1], as WebGPU,
+   * Metal, Direct3D and three.js's WebGPUCoordinateSystem) or 'webgl' (z in [−1, 1], as OpenGL,
+   * WebGL and three.js's WebGLCoordinateSystem, which a three.js camera keeps until a
+   * WebGPURenderer first renders with it).
+   */
+  readonly clipSpace?: 'webgpu' | 'webgl';
 }
 
 /** M · (x, y, z, 1) for a column-major 4×4 M: returns [X, Y, Z, W]. */
@@ -146,12 +153,12 @@ function transform4(m: ArrayLike<number>, x: number, y: number, z: number): [num
  *
  * `x`, `y` are in pixels with the origin at the top-left corner and y pointing down (DOM and
  * WebGPU framebuffer convention), taken as given: pass `px + 0.5` for the centre of pixel px.
- * They map to NDC `x = 2x/width − 1`, `y = 1 − 2y/height`; the points at clip z = 0 (near plane)
- * and z = 1 (far plane; WebGPU clip z is in [0, 1]) are unprojected by `invViewProj` with the
- * perspective divide. The ray starts on the near plane, points towards the far-plane point, and
+ * They map to NDC `x = 2x/width − 1`, `y = 1 − 2y/height`; the points on the near and far planes
+ * (clip z = 0 and 1 in WebGPU's clip space, −1 and 1 with `clipSpace: 'webgl'`) are unprojected
+ * by `invViewProj` with the perspective divide. The ray starts on the near plane, points towards the far-plane point, and
  * `maxDistance` is the distance to it, so picking never selects what the camera clips away.
  * With an infinite far plane (the far point has w = 0) the direction is taken towards the
- * point at clip z = 0.5 and `maxDistance` is +∞. Works for perspective and orthographic
+ * point at mid depth and `maxDistance` is +∞. Works for perspective and orthographic
  * projections alike.
  *
  * @param invViewProj - inverse of projection × view, column-major (e.g. gl-matrix / wgpu-matrix).
@@ -188,10 +195,17 @@ export function rayFromScreen(
       throw arg(`invViewProj[${i}]`, `is not a finite number (got ${String(v)})`);
     }
   }
+  const clipSpace = options.clipSpace ?? 'webgpu';
+  if (clipSpace !== 'webgpu' && clipSpace !== 'webgl') {
+    throw arg('clipSpace', `must be 'webgpu' or 'webgl' (got ${String(clipSpace)})`);
+  }
   const nx = (2 * x) / width - 1;
   const ny = 1 - (2 * y) / height;
-  const zNear = options.reversedZ === true ? 1 : 0;
-  const zFar = 1 - zNear;
+  // Clip z of the near and far planes, and of a point in between.
+  const zMin = clipSpace === 'webgl' ? -1 : 0;
+  const zNear = options.reversedZ === true ? 1 : zMin;
+  const zFar = options.reversedZ === true ? zMin : 1;
+  const zMid = (zMin + 1) / 2;
 
   const unproject = (z: number): Vec3 | undefined => {
     const [X, Y, Z, W] = transform4(invViewProj, nx, ny, z);
@@ -211,7 +225,7 @@ export function rayFromScreen(
   let maxDistance = Infinity;
   if (far === undefined) {
     // Infinite far plane: aim at a finite point in between instead.
-    target = unproject(0.5);
+    target = unproject(zMid);
   } else {
     maxDistance = length(sub(far, near));
   }

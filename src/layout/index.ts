@@ -24,12 +24,14 @@ export const LIDAR_PARAMS = {
 } as const;
 export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
 export const GRID_PARAMS = { SIZE: 48, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28, REACH: 32 } as const;
+export const SCATTER_PARAMS = { SIZE: 4, COUNT: 0 } as const;
 
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {
   Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
   PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
   BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, FrustumParams: FRUSTUM_PARAMS, GridParams: GRID_PARAMS,
+  ScatterParams: SCATTER_PARAMS,
 } as const;
 
 /**

@@ -25,6 +25,7 @@ import scanWgsl from '../../shaders/runtime/scan.wgsl?raw';
 import sortWgsl from '../../shaders/runtime/sort.wgsl?raw';
 import aabbWgsl from '../../shaders/tree/aabb.wgsl?raw';
 import treeBuildWgsl from '../../shaders/tree/build.wgsl?raw';
+import boxesScatterWgsl from '../../shaders/boxes/scatter.wgsl?raw';
 
 /** One source file of a linked shader. */
 export interface ShaderChunk {
@@ -77,6 +78,7 @@ export const CHUNKS = {
   sort: { file: 'shaders/runtime/sort.wgsl', code: sortWgsl },
   aabb: { file: 'shaders/tree/aabb.wgsl', code: aabbWgsl },
   treeBuild: { file: 'shaders/tree/build.wgsl', code: treeBuildWgsl },
+  boxesScatter: { file: 'shaders/boxes/scatter.wgsl', code: boxesScatterWgsl },
 } as const satisfies Record<string, ShaderChunk>;
 
 /**
@@ -136,6 +138,7 @@ export const MODULES = {
   scan: () => linkShader('obb:scan', [C.scan]),
   sort: () => linkShader('obb:sort', [C.sort]),
   treeBuild: () => linkShader('obb:tree-build', [C.types, C.aabb, C.treeBuild]),
+  boxesScatter: () => linkShader('obb:boxes-scatter', [C.types, C.boxesScatter]),
 } as const;
 
 export type ModuleName = keyof typeof MODULES;

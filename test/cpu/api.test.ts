@@ -14,6 +14,7 @@ const ENTRIES = {
   'webgpu-obb/advanced': 'src/advanced.ts',
   'webgpu-obb/reference': 'src/reference/index.ts',
   'webgpu-obb/node': 'src/node/runtime.ts',
+  'webgpu-obb/three': 'src/three/index.ts',
 } as const;
 
 const program = ts.createProgram(Object.values(ENTRIES).map((f) => root + f), {

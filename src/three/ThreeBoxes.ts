@@ -1,0 +1,559 @@
+/**
+ * three.js scenes as box sets: every `Mesh` one box (its geometry's bounding box through its
+ * world matrix), every `InstancedMesh` instance one box (through the mesh's world matrix and the
+ * instance's matrix, read from `instanceMatrix` in bulk). `sync()` finds what moved since the
+ * last sync and updates only those boxes, in one scatter (`BoxSet.updateIndices`); picking returns
+ * three.js's own `Intersection` records; marquee selection runs the GPU frustum cull.
+ *
+ * The boxes are the objects' geometry bounding boxes, so for box-shaped geometry (BoxGeometry) a
+ * pick is the mesh's own first hit; for other shapes it is the first hit on their boxes.
+ */
+import { Raycaster, Vector2, Vector3, WebGLCoordinateSystem, type Camera, type Intersection, type Object3D } from 'three';
+import type { BoxSet } from '../boxes/BoxSet.ts';
+import { BOX_F64, type BoxArray, type Vec3 } from '../core/types.ts';
+import { validateBoxArray, writeBoxRecord } from '../core/canonical.ts';
+import { MATRIX_SHEAR_TOLERANCE, obbFromMatrix, obbFromPoints } from '../core/construct.ts';
+import { frustumPlanes, type Plane } from '../core/frustum.ts';
+import { ValidationError } from '../errors.ts';
+import type { FrustumCuller } from '../frustum/FrustumCuller.ts';
+import type { ObbGpu } from '../ObbGpu.ts';
+
+/** What to do with an object whose world matrix is sheared (a rotated child of a non-uniformly scaled parent). */
+export type ShearPolicy = 'fit' | 'error';
+
+/** Options of {@link ThreeBoxes.create}. */
+export interface ThreeBoxesOptions {
+  /**
+   * A sheared world matrix cannot be a box. 'fit' (default): the box PCA fits around the eight
+   * transformed corners of the geometry's bounding box (obbFromPoints: it contains them all, and
+   * is no longer tight). 'error': a ValidationError naming the object.
+   */
+  readonly shear?: ShearPolicy;
+  /** Also take the descendants of the given objects (default true, like intersectObjects). */
+  readonly recursive?: boolean;
+  readonly label?: string;
+}
+
+/** A screen rectangle in normalised device coordinates (x, y in [−1, 1], y up). */
+export interface NdcRect {
+  readonly x0: number;
+  readonly y0: number;
+  readonly x1: number;
+  readonly y1: number;
+}
+
+/** One object (and instance) of a marquee selection. */
+export interface Selected {
+  readonly object: Object3D;
+  /** The instance, for an InstancedMesh. */
+  readonly instanceId?: number;
+  /** The box's index in the set. */
+  readonly box: number;
+}
+
+/** What one sync did. */
+export interface SyncReport {
+  /** Boxes updated because their world matrix changed. */
+  readonly moved: number;
+  /** Boxes whose layer mask changed. */
+  readonly relayered: number;
+  /** True when objects or instances were added or removed: the whole set was replaced. */
+  readonly rebuilt: boolean;
+}
+
+interface MeshLike extends Object3D {
+  readonly isMesh?: boolean;
+  readonly isInstancedMesh?: boolean;
+  readonly count?: number;
+  readonly geometry: { boundingBox: { min: Vector3; max: Vector3 } | null; computeBoundingBox(): void };
+  readonly instanceMatrix?: { readonly array: ArrayLike<number>; readonly version: number };
+}
+
+/** The objects a source covers, with how many boxes each gives. */
+interface Layout {
+  readonly objects: readonly MeshLike[];
+  /** First box of each object. */
+  readonly first: Int32Array;
+  readonly count: number;
+}
+
+const isMesh = (o: Object3D): o is MeshLike => (o as MeshLike).isMesh === true;
+
+/** The matrix product a × b of two column-major 4×4 matrices (b read from offset `bo`), into `out`. */
+function multiply4(a: ArrayLike<number>, b: ArrayLike<number>, bo: number, out: Float64Array): void {
+  for (let c = 0; c < 4; c++) {
+    const b0 = b[bo + 4 * c]!, b1 = b[bo + 4 * c + 1]!, b2 = b[bo + 4 * c + 2]!, b3 = b[bo + 4 * c + 3]!;
+    for (let r = 0; r < 4; r++) {
+      out[4 * c + r] = a[r]! * b0 + a[4 + r]! * b1 + a[8 + r]! * b2 + a[12 + r]! * b3;
+    }
+  }
+}
+
+/**
+ * @example
+ * const gpu = await obbGpuFor(renderer);               // the renderer's device, or one of its own
+ * const boxes = await ThreeBoxes.create(gpu, [scene]);  // every Mesh and instance under scene
+ * const [hit] = await boxes.pickAt(ndcX, ndcY, camera); // { distance, point, face, object, instanceId }
+ * await boxes.sync();                                   // after moving things: only what moved
+ */
+export class ThreeBoxes {
+  readonly gpu: ObbGpu;
+  private readonly roots: readonly Object3D[];
+  private readonly shear: ShearPolicy;
+  private readonly recursive: boolean;
+  private layout: Layout;
+  /** The world matrix each box was made from (16 numbers per box). */
+  private matrices: Float64Array;
+  /** Each object's layer mask at the last sync. */
+  private layers: Uint32Array;
+  private readonly boxSet: BoxSet;
+  private culler: FrustumCuller | undefined;
+  private readonly raycaster = new Raycaster();
+  private readonly scratch = new Float64Array(16);
+
+  private constructor(gpu: ObbGpu, roots: readonly Object3D[], options: ThreeBoxesOptions, layout: Layout, boxes: BoxArray, matrices: Float64Array, masks: Uint32Array) {
+    this.gpu = gpu;
+    this.roots = roots;
+    this.shear = options.shear ?? 'fit';
+    this.recursive = options.recursive ?? true;
+    this.layout = layout;
+    this.matrices = matrices;
+    this.layers = Uint32Array.from(layout.objects, (o) => o.layers.mask >>> 0);
+    this.boxSet = gpu.createBoxSet(boxes, { masks, label: options.label ?? 'three' });
+  }
+
+  /**
+   * Boxes for every Mesh and InstancedMesh instance in `objects` (and, by default, their
+   * descendants), uploaded to `gpu`. World matrices are read as they are: call
+   * `scene.updateMatrixWorld()` first if nothing has rendered since they changed.
+   */
+  static async create(gpu: ObbGpu, objects: readonly Object3D[], options: ThreeBoxesOptions = {}): Promise<ThreeBoxes> {
+    if (!Array.isArray(objects)) {
+      throw new ValidationError('argument', undefined, 'objects', 'must be an array of three.js Object3D');
+    }
+    const shear = options.shear ?? 'fit';
+    if (shear !== 'fit' && shear !== 'error') {
+      throw new ValidationError('argument', undefined, 'shear', `must be 'fit' or 'error' (got ${String(shear)})`);
+    }
+    const layout = collect(objects, options.recursive ?? true);
+    const matrices = new Float64Array(layout.count * 16);
+    const boxes = boxesOf(layout, matrices, shear, undefined);
+    const masks = masksOf(layout);
+    return new ThreeBoxes(gpu, objects, options, layout, boxes, matrices, masks);
+  }
+
+  /** The box set (box i is the i-th box of {@link objectOf}). */
+  get set(): BoxSet {
+    return this.boxSet;
+  }
+
+  /** Boxes in the set. */
+  get count(): number {
+    return this.layout.count;
+  }
+
+  /** The object (and instance) of box `i`. */
+  objectOf(i: number): { object: Object3D; instanceId?: number } {
+    const { objects, first } = this.layout;
+    let lo = 0, hi = objects.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (first[mid]! <= i) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const object = objects[lo]!;
+    return object.isInstancedMesh ? { object, instanceId: i - first[lo]! } : { object };
+  }
+
+  /**
+   * Brings the boxes up to date with the scene: the boxes whose world matrix (or instance
+   * matrix) changed since the last sync are updated in one scatter, changed layer masks in
+   * another; added or removed objects or instances replace the whole set.
+   *
+   * @example
+   * mesh.position.x += 1; scene.updateMatrixWorld(); await boxes.sync(); // { moved: 1, … }
+   */
+  async sync(): Promise<SyncReport> {
+    const layout = collect(this.roots, this.recursive);
+    if (!sameLayout(layout, this.layout)) {
+      const matrices = new Float64Array(layout.count * 16);
+      const boxes = boxesOf(layout, matrices, this.shear, undefined);
+      await this.boxSet.set(boxes, masksOf(layout));
+      this.layout = layout;
+      this.matrices = matrices;
+      this.layers = Uint32Array.from(layout.objects, (o) => o.layers.mask >>> 0);
+      return { moved: layout.count, relayered: 0, rebuilt: true };
+    }
+    const moved = changedBoxes(layout, this.matrices);
+    if (moved.length > 0) {
+      const fresh = new Float64Array(moved.length * 16);
+      const boxes = boxesOf(layout, fresh, this.shear, moved);
+      await this.boxSet.updateIndices(moved, boxes);
+      moved.forEach((b, k) => this.matrices.set(fresh.subarray(16 * k, 16 * k + 16), 16 * b));
+    }
+    const relayered: number[] = [];
+    const masks: number[] = [];
+    layout.objects.forEach((o, k) => {
+      const mask = o.layers.mask >>> 0;
+      if (mask !== this.layers[k]) {
+        this.layers[k] = mask;
+        const n = boxesOfObject(o);
+        for (let j = 0; j < n; j++) {
+          relayered.push(layout.first[k]! + j);
+          masks.push(mask);
+        }
+      }
+    });
+    if (relayered.length > 0) {
+      await this.boxSet.setMasksAt(relayered, Uint32Array.from(masks));
+    }
+    return { moved: moved.length, relayered: relayered.length, rebuilt: false };
+  }
+
+  /**
+   * The boxes a raycaster meets, as three.js intersections, nearest first: the closest only
+   * (default), or every one with `all: true`. `distance` is measured from `raycaster.ray.origin`
+   * as three.js measures it, `raycaster.near` / `far` bound it, and `raycaster.layers` is tested
+   * against each object's layers. `face.normal` is the entered face's normal in the object's own
+   * space (as three.js reports it); `face.a/b/c` are −1 (a box has no triangle indices).
+   * A ray that starts inside a box hits it at its start (distance = near): the library's
+   * `solid` rule, where a FrontSide mesh would not be hit from inside.
+   */
+  async pick(raycaster: Raycaster, options: { readonly all?: boolean } = {}): Promise<Intersection<Object3D>[]> {
+    if (options.all) {
+      const ray = rayOf(raycaster);
+      const hits = await this.gpu.allHits(this.boxSet, [ray], { rayMasks: Uint32Array.of(raycaster.layers.mask >>> 0) });
+      const out: Intersection<Object3D>[] = [];
+      for (let k = 0; k < hits.count; k++) {
+        out.push(this.intersection(raycaster, hits.box[k]!, hits.t[k]!, hits.face[k]!));
+      }
+      return out;
+    }
+    const [hit] = await this.pickEach([raycaster]);
+    return hit ? [hit] : [];
+  }
+
+  /** Closest hits of many raycasters in one query (one GPU dispatch): one entry per raycaster. */
+  async pickEach(raycasters: readonly Raycaster[]): Promise<(Intersection<Object3D> | undefined)[]> {
+    const rays = raycasters.map(rayOf);
+    const hits = await this.gpu.closestHit(this.boxSet, rays, { rayMasks: Uint32Array.from(raycasters, (r) => r.layers.mask >>> 0) });
+    return raycasters.map((r, k) => (hits.box[k]! < 0 ? undefined : this.intersection(r, hits.box[k]!, hits.t[k]!, hits.face[k]!)));
+  }
+
+  /**
+   * Picks at a screen position in normalised device coordinates (x, y in [−1, 1], y up) through
+   * `camera`, perspective or orthographic, in either clip space (three's `setFromCamera` reads
+   * `camera.coordinateSystem`). `layers` default: three's Raycaster default (layer 0).
+   *
+   * @example
+   * const [hit] = await boxes.pickAt((e.offsetX / w) * 2 - 1, 1 - (e.offsetY / h) * 2, camera);
+   */
+  async pickAt(ndcX: number, ndcY: number, camera: Camera, options: { readonly all?: boolean; readonly layers?: number } = {}): Promise<Intersection<Object3D>[]> {
+    this.raycaster.setFromCamera(new Vector2(ndcX, ndcY), camera);
+    this.raycaster.layers.mask = options.layers ?? 1;
+    return this.pick(this.raycaster, options.all === undefined ? {} : { all: options.all });
+  }
+
+  /**
+   * Marquee selection: the objects (and instances) whose boxes meet (`mode: 'intersect'`,
+   * default) or lie wholly inside (`'inside'`) the frustum of the screen rectangle `rect` (NDC)
+   * seen through `camera`, between its near and far planes. The GPU culls; 'inside' then keeps the
+   * boxes that no plane cuts. Ascending by box index.
+   */
+  async select(rect: NdcRect, camera: Camera, options: { readonly mode?: 'intersect' | 'inside' } = {}): Promise<Selected[]> {
+    const mode = options.mode ?? 'intersect';
+    const planes = marqueePlanes(rect, camera);
+    if (!this.culler || this.culler.capacity < this.boxSet.count) {
+      this.culler?.destroy();
+      this.culler = await this.gpu.createFrustumCuller(Math.max(1, this.boxSet.count));
+    }
+    const { visible } = await this.gpu.frustumCull(this.culler, this.boxSet, planes);
+    const boxes = this.boxSet.boxes;
+    const out: Selected[] = [];
+    for (const b of visible) {
+      if (mode === 'inside' && !insideAll(boxes, b, planes)) {
+        continue;
+      }
+      out.push({ ...this.objectOf(b), box: b });
+    }
+    return out;
+  }
+
+  /** Frees the set and the culler (idempotent). */
+  destroy(): void {
+    this.culler?.destroy();
+    this.culler = undefined;
+    this.boxSet.destroy();
+  }
+
+  private intersection(raycaster: Raycaster, box: number, t: number, face: number): Intersection<Object3D> {
+    const { object, instanceId } = this.objectOf(box);
+    const o = raycaster.ray.origin, d = raycaster.ray.direction;
+    const distance = t + raycaster.near;
+    const point = new Vector3(o.x + distance * d.x, o.y + distance * d.y, o.z + distance * d.z);
+    // The entered face's normal in the object's space: ±axis k of the box, taken back through
+    // the world matrix the box was made from (local ∝ Mᵀ · world for a normal).
+    const normal = new Vector3();
+    if (face < 6) {
+      const data = this.boxSet.boxes.data;
+      const axis = Math.floor(face / 2);
+      const sign = face % 2 === 0 ? 1 : -1;
+      const a = box * BOX_F64.STRIDE + BOX_F64.U + 3 * axis;
+      const n: Vec3 = [sign * data[a]!, sign * data[a + 1]!, sign * data[a + 2]!];
+      const m = this.matrices.subarray(16 * box, 16 * box + 16);
+      normal.set(
+        m[0]! * n[0] + m[1]! * n[1] + m[2]! * n[2],
+        m[4]! * n[0] + m[5]! * n[1] + m[6]! * n[2],
+        m[8]! * n[0] + m[9]! * n[1] + m[10]! * n[2],
+      ).normalize();
+    }
+    const hit: Intersection<Object3D> = { distance, point, object, face: { a: -1, b: -1, c: -1, normal, materialIndex: 0 } };
+    if (instanceId !== undefined) {
+      hit.instanceId = instanceId;
+    }
+    return hit;
+  }
+}
+
+/** The library ray of a raycaster: from `origin + near · direction`, `far − near` long. */
+function rayOf(r: Raycaster): { origin: Vec3; direction: Vec3; maxDistance: number } {
+  const { origin: o, direction: d } = r.ray;
+  const near = r.near;
+  return {
+    origin: [o.x + near * d.x, o.y + near * d.y, o.z + near * d.z],
+    direction: [d.x, d.y, d.z],
+    maxDistance: Math.max(0, r.far - near),
+  };
+}
+
+/** The meshes under `roots` in traversal order, and where each one's boxes start. */
+function collect(roots: readonly Object3D[], recursive: boolean): Layout {
+  const objects: MeshLike[] = [];
+  const visit = (o: Object3D): void => {
+    if (isMesh(o)) {
+      objects.push(o);
+    }
+  };
+  for (const root of roots) {
+    if (recursive) {
+      root.traverse(visit);
+    } else {
+      visit(root);
+    }
+  }
+  const first = new Int32Array(objects.length);
+  let count = 0;
+  objects.forEach((o, k) => {
+    first[k] = count;
+    count += boxesOfObject(o);
+  });
+  return { objects, first, count };
+}
+
+function boxesOfObject(o: MeshLike): number {
+  return o.isInstancedMesh ? o.count ?? 0 : 1;
+}
+
+function sameLayout(a: Layout, b: Layout): boolean {
+  return a.count === b.count && a.objects.length === b.objects.length && a.objects.every((o, k) => o === b.objects[k] && a.first[k] === b.first[k]);
+}
+
+function masksOf(layout: Layout): Uint32Array {
+  const out = new Uint32Array(layout.count);
+  layout.objects.forEach((o, k) => out.fill(o.layers.mask >>> 0, layout.first[k]!, layout.first[k]! + boxesOfObject(o)));
+  return out;
+}
+
+/** The world matrix of box `j` of object `o` (the instance's through the mesh's), into `out`. */
+function worldMatrix(o: MeshLike, j: number, out: Float64Array): void {
+  const world = o.matrixWorld.elements;
+  if (o.isInstancedMesh && o.instanceMatrix) {
+    multiply4(world, o.instanceMatrix.array, 16 * j, out);
+  } else {
+    for (let i = 0; i < 16; i++) {
+      out[i] = world[i]!;
+    }
+  }
+}
+
+/** The boxes whose world matrix differs from the one stored in `matrices`. */
+function changedBoxes(layout: Layout, matrices: Float64Array): Uint32Array {
+  const out: number[] = [];
+  const m = new Float64Array(16);
+  layout.objects.forEach((o, k) => {
+    const first = layout.first[k]!;
+    const n = boxesOfObject(o);
+    for (let j = 0; j < n; j++) {
+      worldMatrix(o, j, m);
+      const at = 16 * (first + j);
+      for (let i = 0; i < 16; i++) {
+        if (m[i] !== matrices[at + i]) {
+          out.push(first + j);
+          break;
+        }
+      }
+    }
+  });
+  return Uint32Array.from(out);
+}
+
+/**
+ * Canonical boxes of `layout` (all, or the boxes `only` in that order), their world matrices
+ * written into `matrices` (16 per box, in the same order). Fast path per box: the matrix's
+ * columns are scaled, orthogonal axes (validated and made canonical in bulk by
+ * validateBoxArray); a zero scale takes obbFromMatrix's completion; a sheared matrix follows
+ * the shear policy.
+ */
+function boxesOf(layout: Layout, matrices: Float64Array, shear: ShearPolicy, only: Uint32Array | undefined): BoxArray {
+  const n = only ? only.length : layout.count;
+  const raw = new Float64Array(n * BOX_F64.STRIDE);
+  const special: [number, Float64Array, MeshLike][] = [];
+  const m = new Float64Array(16);
+  let k = 0;
+  const emit = (o: MeshLike, j: number): void => {
+    const bb = localBox(o);
+    worldMatrix(o, j, m);
+    matrices.set(m, 16 * k);
+    if (!writeRaw(raw, k, m, bb)) {
+      special.push([k, m.slice(), o]);
+    }
+    k++;
+  };
+  if (only) {
+    for (const b of only) {
+      const at = objectIndex(layout, b);
+      emit(layout.objects[at]!, b - layout.first[at]!);
+    }
+  } else {
+    layout.objects.forEach((o) => {
+      for (let j = 0; j < boxesOfObject(o); j++) {
+        emit(o, j);
+      }
+    });
+  }
+  // Identity axes where a special box will be written, so the bulk validation passes over it.
+  for (const [slot] of special) {
+    raw.set([1, 0, 0, 0, 1, 0, 0, 0, 1], slot * BOX_F64.STRIDE + BOX_F64.U);
+  }
+  const boxes = validateBoxArray(raw, n);
+  for (const [slot, matrix, o] of special) {
+    writeBoxRecord(boxes.data, slot, specialBox(matrix, localBox(o), o, shear));
+  }
+  return boxes;
+}
+
+function objectIndex(layout: Layout, box: number): number {
+  let lo = 0, hi = layout.objects.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (layout.first[mid]! <= box) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+/** The geometry's bounding box (computed when three has not yet). */
+function localBox(o: MeshLike): { min: Vec3; max: Vec3 } {
+  if (!o.geometry.boundingBox) {
+    o.geometry.computeBoundingBox();
+  }
+  const bb = o.geometry.boundingBox!;
+  return { min: [bb.min.x, bb.min.y, bb.min.z], max: [bb.max.x, bb.max.y, bb.max.z] };
+}
+
+/**
+ * Writes the raw box record of world matrix `m` and local box `bb` at slot `k` (centre, half
+ * extents, normalised columns): false when a column is zero or two columns are not orthogonal
+ * (those boxes go through obbFromMatrix or the shear policy).
+ */
+function writeRaw(out: Float64Array, k: number, m: Float64Array, bb: { min: Vec3; max: Vec3 }): boolean {
+  const o = k * BOX_F64.STRIDE;
+  const s = [Math.hypot(m[0]!, m[1]!, m[2]!), Math.hypot(m[4]!, m[5]!, m[6]!), Math.hypot(m[8]!, m[9]!, m[10]!)];
+  if (!(s[0]! > 0 && s[1]! > 0 && s[2]! > 0) || m[3] !== 0 || m[7] !== 0 || m[11] !== 0 || m[15] !== 1) {
+    return false;
+  }
+  for (const [a, b] of [[0, 1], [0, 2], [1, 2]] as const) {
+    const cos = Math.abs(m[4 * a]! * m[4 * b]! + m[4 * a + 1]! * m[4 * b + 1]! + m[4 * a + 2]! * m[4 * b + 2]!) / (s[a]! * s[b]!);
+    if (!(cos <= MATRIX_SHEAR_TOLERANCE)) {
+      return false;
+    }
+  }
+  for (let r = 0; r < 3; r++) {
+    let c = m[12 + r]!;
+    for (let col = 0; col < 3; col++) {
+      c += m[4 * col + r]! * (bb.min[col]! / 2 + bb.max[col]! / 2);
+    }
+    out[o + BOX_F64.CENTER + r] = c;
+    out[o + BOX_F64.HALF + r] = (bb.max[r]! / 2 - bb.min[r]! / 2) * s[r]!;
+    out[o + BOX_F64.U + r] = m[r]! / s[0]!;
+    out[o + BOX_F64.V + r] = m[4 + r]! / s[1]!;
+    out[o + BOX_F64.W + r] = m[8 + r]! / s[2]!;
+  }
+  return true;
+}
+
+/** A box the fast path could not write: zero scales through obbFromMatrix, shear by the policy. */
+function specialBox(m: Float64Array, bb: { min: Vec3; max: Vec3 }, object: Object3D, shear: ShearPolicy): ReturnType<typeof obbFromMatrix> {
+  try {
+    return obbFromMatrix(m, bb);
+  } catch (error) {
+    if (!(error instanceof ValidationError) || !/shear/.test(error.message)) {
+      throw error;
+    }
+    if (shear === 'error') {
+      throw new ValidationError('argument', undefined, 'objects',
+        `contain ${object.name ? `"${object.name}"` : 'an object'} (uuid ${object.uuid}) whose world matrix is sheared (a rotated child of a non-uniformly scaled parent): no box has that shape; use shear: 'fit' for a box around it`);
+    }
+    const corners: number[] = [];
+    for (let c = 0; c < 8; c++) {
+      const x = c & 1 ? bb.max[0] : bb.min[0], y = c & 2 ? bb.max[1] : bb.min[1], z = c & 4 ? bb.max[2] : bb.min[2];
+      for (let r = 0; r < 3; r++) {
+        corners.push(m[r]! * x + m[4 + r]! * y + m[8 + r]! * z + m[12 + r]!);
+      }
+    }
+    return obbFromPoints(corners);
+  }
+}
+
+/** The frustum of an NDC rectangle through `camera`: its sub-rectangle of clip space, as planes. */
+function marqueePlanes(rect: NdcRect, camera: Camera): Plane[] {
+  const x0 = Math.min(rect.x0, rect.x1), x1 = Math.max(rect.x0, rect.x1);
+  const y0 = Math.min(rect.y0, rect.y1), y1 = Math.max(rect.y0, rect.y1);
+  if (![x0, x1, y0, y1].every(Number.isFinite) || !(x1 > x0 && y1 > y0)) {
+    throw new ValidationError('argument', undefined, 'rect', 'must be a non-empty rectangle of finite NDC coordinates');
+  }
+  camera.updateMatrixWorld();
+  const view = camera.matrixWorldInverse.elements;
+  const proj = camera.projectionMatrix.elements;
+  const vp = new Float64Array(16);
+  multiply4(proj, view, 0, vp);
+  // Map [x0, x1] × [y0, y1] to [−1, 1]²: x' = (2x − (x0 + x1)) / (x1 − x0), likewise y.
+  const sx = 2 / (x1 - x0), tx = -(x0 + x1) / (x1 - x0);
+  const sy = 2 / (y1 - y0), ty = -(y0 + y1) / (y1 - y0);
+  const m = new Float64Array(16);
+  for (let c = 0; c < 4; c++) {
+    const X = vp[4 * c]!, Y = vp[4 * c + 1]!, Z = vp[4 * c + 2]!, W = vp[4 * c + 3]!;
+    m[4 * c] = sx * X + tx * W;
+    m[4 * c + 1] = sy * Y + ty * W;
+    m[4 * c + 2] = Z;
+    m[4 * c + 3] = W;
+  }
+  return frustumPlanes(m, { clipSpace: camera.coordinateSystem === WebGLCoordinateSystem ? 'webgl' : 'webgpu' });
+}
+
+/** Whether box `b` lies wholly on the inner side of every plane. */
+function insideAll(boxes: BoxArray, b: number, planes: readonly Plane[]): boolean {
+  const d = boxes.data;
+  const o = b * BOX_F64.STRIDE;
+  return planes.every((p) => {
+    const dot = (k: number): number => p[0] * d[k]! + p[1] * d[k + 1]! + p[2] * d[k + 2]!;
+    const r = d[o + BOX_F64.HALF]! * Math.abs(dot(o + BOX_F64.U)) + d[o + BOX_F64.HALF + 1]! * Math.abs(dot(o + BOX_F64.V)) + d[o + BOX_F64.HALF + 2]! * Math.abs(dot(o + BOX_F64.W));
+    return dot(o + BOX_F64.CENTER) + p[3] - r >= 0;
+  });
+}
