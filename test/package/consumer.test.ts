@@ -28,7 +28,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
 /** Versions the consumer projects install: TypeScript 5.9 (the last without WebGPU in lib.dom), and the repository's own Vite, three and webgpu. */
-const VERSIONS = { typescript5: '5.9.3', vite: pkg.devDependencies['vite']!, three: pkg.devDependencies['three']!, webgpu: pkg.devDependencies['webgpu']!, puppeteer: pkg.devDependencies['puppeteer']! };
+const VERSIONS = { typescript5: '5.9.3', vite: pkg.devDependencies['vite']!, three: pkg.devDependencies['three']!, typesThree: pkg.devDependencies['@types/three']!, webgpu: pkg.devDependencies['webgpu']!, puppeteer: pkg.devDependencies['puppeteer']! };
 
 let work = '';
 let tarball = '';
@@ -136,7 +136,7 @@ describe('the packed tarball in a fresh project', () => {
 describe('a project using it (TypeScript 5.9 and 6, Vite, three.js, webgpu)', () => {
   let dir = '';
   beforeAll(() => {
-    dir = project('app', [`typescript@${VERSIONS.typescript5}`, `vite@${VERSIONS.vite}`, `three@${VERSIONS.three}`, `webgpu@${VERSIONS.webgpu}`]).dir;
+    dir = project('app', [`typescript@${VERSIONS.typescript5}`, `vite@${VERSIONS.vite}`, `three@${VERSIONS.three}`, `@types/three@${VERSIONS.typesThree}`, `webgpu@${VERSIONS.webgpu}`]).dir;
     mkdirSync(join(dir, 'src'), { recursive: true });
   });
 
@@ -146,6 +146,16 @@ import { ObbGpu, reference, rayArrayFrom, compareClosestHits, WebGpuUnavailableE
 import { closestHit } from 'webgpu-obb/reference';
 import { bindGroup, getKernel, KERNELS, type KernelName } from 'webgpu-obb/advanced';
 import { createNodeGpu } from 'webgpu-obb/node';
+import { ThreeBoxes, obbGpuFor, type SyncReport } from 'webgpu-obb/three';
+import { Mesh, BoxGeometry, type Camera } from 'three';
+
+export async function threeUses(camera: Camera): Promise<number> {
+  const gpu = await obbGpuFor(undefined);
+  const boxes = await ThreeBoxes.create(gpu, [new Mesh(new BoxGeometry())]);
+  const report: SyncReport = await boxes.sync();
+  const [hit] = await boxes.pickAt(0, 0, camera);
+  return report.moved + (hit?.distance ?? 0) + (hit?.instanceId ?? 0);
+}
 
 export async function uses(device?: GPUDevice): Promise<number> {
   const gpu = device ? await ObbGpu.create({ device }) : await createNodeGpu();
@@ -181,7 +191,8 @@ export async function uses(device?: GPUDevice): Promise<number> {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><canvas id="view" width="256" height="256"></canvas><script type="module" src="/src/app.ts"></script></body></html>\n');
     writeFileSync(join(dir, 'src', 'app.ts'), `
 import { ObbGpu, compareClosestHits, comparePairLists, mulberry32, randomBoxes, randomRays } from 'webgpu-obb';
-import { BoxGeometry, Mesh, MeshBasicNodeMaterial, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
+import { ThreeBoxes, obbGpuFor } from 'webgpu-obb/three';
+import { BoxGeometry, Mesh, MeshBasicNodeMaterial, PerspectiveCamera, Raycaster, Scene, Vector2, WebGPURenderer } from 'three/webgpu';
 
 declare global { interface Window { __result?: unknown } }
 
@@ -203,7 +214,18 @@ async function run(): Promise<unknown> {
   renderer.render(scene, camera);
   set.destroy();
   gpu.destroy();
-  return { adapter: gpu.adapterName, hits: [hits.total, hits.agree, hits.ambiguous, hits.mismatch], pairs: [pairs.total, pairs.agree, pairs.ambiguous, pairs.mismatch] };
+  // webgpu-obb/three on the renderer's own device: a pick at the centre equals three's.
+  const shared = await obbGpuFor(renderer);
+  const sceneBoxes = await ThreeBoxes.create(shared, [scene]);
+  const [mine] = await sceneBoxes.pickAt(0, 0, camera);
+  const raycaster = new Raycaster();
+  raycaster.setFromCamera(new Vector2(0, 0), camera);
+  const [theirs] = raycaster.intersectObject(scene, true);
+  const three = { sameDevice: shared.ctx.device === (renderer.backend as unknown as { device: GPUDevice }).device, same: mine?.object === theirs?.object, distance: mine?.distance, threeDistance: theirs?.distance };
+  sceneBoxes.destroy();
+  shared.destroy();
+  renderer.render(scene, camera);
+  return { adapter: gpu.adapterName, hits: [hits.total, hits.agree, hits.ambiguous, hits.mismatch], pairs: [pairs.total, pairs.agree, pairs.ambiguous, pairs.mismatch], three };
 }
 run().then((r) => { window.__result = r; }, (e: unknown) => { window.__result = { error: String(e) }; });
 `);
@@ -223,6 +245,10 @@ run().then((r) => { window.__result = r; }, (e: unknown) => { window.__result = 
       expect(pMismatch).toBe(0);
       expect(pAgree + pAmbiguous).toBe(pTotal);
       expect(withFlags.errors).toEqual([]);
+      const three = withFlags.result.three!;
+      expect(three.sameDevice).toBe(true);
+      expect(three.same).toBe(true);
+      expect(Math.abs(three.distance! - three.threeDistance!)).toBeLessThan(1e-4 * three.threeDistance!);
       // Without them Chromium may refuse the second WebGPU user of the page: then the app gets the
       // library's typed error, which names the flags, never a raw OperationError.
       const without = await openApp(url, false);
@@ -284,7 +310,7 @@ gpu.destroy();
 });
 
 /** Opens the built app in headless Chromium (with or without the canvas flags) and waits for its result. */
-async function openApp(url: string, canvas: boolean): Promise<{ result: { error?: string; adapter?: string; hits?: number[]; pairs?: number[] }; errors: string[] }> {
+async function openApp(url: string, canvas: boolean): Promise<{ result: { error?: string; adapter?: string; hits?: number[]; pairs?: number[]; three?: { sameDevice: boolean; same: boolean; distance?: number; threeDistance?: number } }; errors: string[] }> {
   const launched = await launchBrowser({ canvas });
   try {
     const page = await launched.browser.newPage();
@@ -297,7 +323,7 @@ async function openApp(url: string, canvas: boolean): Promise<{ result: { error?
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(url);
     await page.waitForFunction(() => (window as { __result?: unknown }).__result !== undefined, { timeout: 240_000 });
-    const result = await page.evaluate(() => (window as { __result?: unknown }).__result) as { error?: string; hits?: number[]; pairs?: number[] };
+    const result = await page.evaluate(() => (window as { __result?: unknown }).__result) as { error?: string; hits?: number[]; pairs?: number[]; three?: { sameDevice: boolean; same: boolean; distance?: number; threeDistance?: number } };
     return { result, errors };
   } finally {
     await launched.close();

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toObb } from '../../../src/core/canonical.ts';
 import { obbCorners, obbEdges, obbFromAabb, obbToAabb, rayFromScreen } from '../../../src/core/helpers.ts';
+import { frustumPlanes } from '../../../src/core/frustum.ts';
 import type { Aabb, Vec3 } from '../../../src/core/types.ts';
 import { ValidationError } from '../../../src/errors.ts';
 import { apply4, finite, invert4, lookAt, maxDiff, mul4, obbArb, ortho, perspective, vec3Arb } from './fixtures.ts';
@@ -133,6 +134,26 @@ describe('rayFromScreen', () => {
     const [X, Y, , Wc] = apply4(vp, [p[0], p[1], p[2], 1]);
     return [((X / Wc + 1) / 2) * W, ((1 - Y / Wc) / 2) * H];
   }
+
+  it('a WebGL clip-space projection (z in [−1, 1]) with clipSpace: \'webgl\' gives the WebGPU projection\'s rays', () => {
+    // The OpenGL perspective of the same frustum (gluPerspective), column-major.
+    const f = 1 / Math.tan(Math.PI / 6);
+    const gl = [f / (W / H), 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) / (near - far), -1, 0, 0, (2 * far * near) / (near - far), 0];
+    const invGl = invert4(mul4(gl, view));
+    for (const [px, py] of [[W / 2, H / 2], [0, 0], [W, H], [123.5, 456.25]] as const) {
+      const a = rayFromScreen(px, py, W, H, inv);
+      const b = rayFromScreen(px, py, W, H, invGl, { clipSpace: 'webgl' });
+      expect(maxDiff(a.origin, b.origin)).toBeLessThan(1e-9);
+      expect(maxDiff(a.direction, b.direction)).toBeLessThan(1e-12);
+      expect(Math.abs(a.maxDistance - b.maxDistance)).toBeLessThan(1e-7);
+      // Read as WebGPU clip space, the same matrix starts the ray elsewhere (behind the near plane).
+      expect(maxDiff(rayFromScreen(px, py, W, H, invGl).origin, a.origin)).toBeGreaterThan(1e-3);
+    }
+    const planesGpu = frustumPlanes(viewProj);
+    const planesGl = frustumPlanes(mul4(gl, view), { clipSpace: 'webgl' });
+    planesGpu.forEach((p, k) => expect(maxDiff(p, planesGl[k]!)).toBeLessThan(1e-9));
+    expect(() => rayFromScreen(1, 1, W, H, inv, { clipSpace: 'vulkan' as never })).toThrow(/clipSpace/);
+  });
 
   it('the centre pixel looks along the view direction, from the near plane to the far plane', () => {
     const r = rayFromScreen(W / 2, H / 2, W, H, inv);
