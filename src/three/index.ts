@@ -24,7 +24,7 @@ export { ThreeBoxes, type NdcRect, type Selected, type ShearPolicy, type SyncRep
 /** What obbGpuFor reads of a renderer: a WebGPURenderer's backend device, after `init()`. */
 export interface RendererLike {
   init?(): Promise<unknown>;
-  readonly backend?: { readonly device?: GPUDevice | null } | null;
+  readonly backend?: object | null;
 }
 
 /**
@@ -41,6 +41,7 @@ export async function obbGpuFor(renderer: RendererLike | undefined, options: Omi
   if (renderer?.init) {
     await renderer.init();
   }
-  const device = renderer?.backend?.device ?? undefined;
+  // three's declared Backend type has no `device`; the WebGPU backend has one after init().
+  const device = (renderer?.backend as { device?: GPUDevice | null } | null | undefined)?.device ?? undefined;
   return ObbGpu.create(device ? { ...options, device } : options);
 }

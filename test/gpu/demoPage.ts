@@ -1,19 +1,19 @@
 /**
- * Node-side helper for the demo test: builds the demo with its own Vite config
- * (demo/vite.config.ts) into test/artifacts/demo-build, serves the build with `vite preview` on
+ * Node-side helper for the page tests (the demo, the three.js example): builds an app with its
+ * own Vite config into test/artifacts/NAME-build, serves the build with `vite preview` on
  * 127.0.0.1 (a secure context), opens it in headless Chromium with the flags a WebGPU canvas
- * needs to show in screenshots (launchBrowser({ canvas: true })), and waits for
- * `window.__demo.ready`. Console errors, page errors, failed requests and GPU-looking warnings
- * are collected for the test to assert on.
+ * needs to show in screenshots (launchBrowser({ canvas: true })), and waits for the app's hook
+ * (`window.__demo`, `window.__example`) to say ready. Console errors, page errors, failed
+ * requests and GPU-looking warnings are collected for the test to assert on.
  */
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer';
 import { build, preview, type PreviewServer } from 'vite';
 import { launchBrowser, type LaunchedBrowser } from '../../src/node/browser.ts';
 import type {} from '../../demo/app.ts';
+import type {} from '../../examples/three-picking/main.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const configFile = `${repoRoot}demo/vite.config.ts`;
 export const ARTIFACTS = `${repoRoot}test/artifacts/`;
 
 export interface DemoPage {
@@ -24,8 +24,26 @@ export interface DemoPage {
   close(): Promise<void>;
 }
 
-export async function openDemo(options: { width?: number; height?: number; readyTimeout?: number } = {}): Promise<DemoPage> {
-  const { width = 1280, height = 720, readyTimeout = 120_000 } = options;
+export interface PageOptions {
+  width?: number;
+  height?: number;
+  readyTimeout?: number;
+  /** Query string of the page, without `?`. */
+  query?: string;
+}
+
+/** The demo (demo/vite.config.ts), ready when `window.__demo.ready`. */
+export function openDemo(options: PageOptions = {}): Promise<DemoPage> {
+  return openApp('demo', `${repoRoot}demo/vite.config.ts`, '__demo', options);
+}
+
+/** The three.js picking example (examples/three-picking/), ready when `window.__example.ready`. */
+export function openThreeExample(options: PageOptions = {}): Promise<DemoPage> {
+  return openApp('three-picking', `${repoRoot}examples/three-picking/vite.config.ts`, '__example', options);
+}
+
+async function openApp(name: string, configFile: string, hook: '__demo' | '__example', options: PageOptions): Promise<DemoPage> {
+  const { width = 1280, height = 720, readyTimeout = 120_000, query } = options;
   const cleanups: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
     while (cleanups.length > 0) {
@@ -33,7 +51,7 @@ export async function openDemo(options: { width?: number; height?: number; ready
     }
   };
   try {
-    const outDir = `${ARTIFACTS}demo-build`;
+    const outDir = `${ARTIFACTS}${name}-build`;
     await build({ configFile, logLevel: 'warn', build: { outDir, emptyOutDir: true, sourcemap: false } });
     const server: PreviewServer = await preview({
       configFile, logLevel: 'warn', build: { outDir },
@@ -44,7 +62,7 @@ export async function openDemo(options: { width?: number; height?: number; ready
     if (!address || typeof address === 'string') {
       throw new Error('vite preview did not report a TCP address');
     }
-    const url = `http://127.0.0.1:${address.port}/`;
+    const url = `http://127.0.0.1:${address.port}/${query === undefined ? '' : `?${query}`}`;
 
     const launched: LaunchedBrowser = await launchBrowser({ canvas: true });
     cleanups.push(() => launched.close());
@@ -71,10 +89,10 @@ export async function openDemo(options: { width?: number; height?: number; ready
       }
     });
     await page.goto(url, { waitUntil: 'load' });
-    await page.waitForFunction(() => window.__demo?.ready === true || (window.__demo?.error ?? null) !== null, { timeout: readyTimeout, polling: 200 });
-    const error = await page.evaluate(() => window.__demo?.error ?? null);
+    await page.waitForFunction((h: typeof hook) => window[h]?.ready === true || (window[h]?.error ?? null) !== null, { timeout: readyTimeout, polling: 200 }, hook);
+    const error = await page.evaluate((h: typeof hook) => window[h]?.error ?? null, hook);
     if (error !== null) {
-      throw new Error(`the demo did not start: ${error}\n${consoleErrors.join('\n')}`);
+      throw new Error(`${name} did not start: ${error}\n${consoleErrors.join('\n')}`);
     }
     return { page, url, consoleErrors, consoleWarnings, close };
   } catch (error) {
