@@ -33,6 +33,7 @@ const SIZES = {
     bruteRays: { rays: 16_384, boxes: 4096 },
     boxPairs: 200_000,
     allPairs: [2000, 10_000],
+    threeInstances: 100_000,
     transferMB: [1, 16, 64],
   },
   full: {
@@ -42,6 +43,7 @@ const SIZES = {
     bruteRays: { rays: 65_536, boxes: 16_384 },
     boxPairs: 1_000_000,
     allPairs: [2000, 10_000, 100_000],
+    threeInstances: 100_000,
     transferMB: [1, 16, 64, 256],
   },
 } as const;
@@ -104,6 +106,11 @@ const GROUPS: readonly WorkloadGroup[] = [
     name: 'all-pairs',
     workloads: ['all-pairs-moving'],
     run: (call, cfg, s, log) => each(s.allPairs, (n) => call<SuiteResult>('pairs', 'allPairsMoving', n, cfg), log, (n) => `n=${n}`),
+  },
+  {
+    name: 'three',
+    workloads: ['three-build', 'three-pick-1', 'three-pick-1024', 'three-marquee', 'three-sync-1pct', 'three-sync-100pct'],
+    run: (call, cfg, s) => call<SuiteResult>('three', 'three', s.threeInstances, s.pickingRays, cfg),
   },
   {
     name: 'transfer',
@@ -254,6 +261,7 @@ export async function main(argv: string[]): Promise<void> {
       'webgpu-obb': `${versionAt('package.json')} (${gitDescribe()})`,
       '@dimforge/rapier3d-compat': versionAt('node_modules/@dimforge/rapier3d-compat/package.json'),
       three: versionAt('node_modules/three/package.json'),
+      'three-mesh-bvh': versionAt('node_modules/three-mesh-bvh/package.json'),
       runtime: env.implementations,
     },
     notes,

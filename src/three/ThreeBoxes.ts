@@ -89,6 +89,16 @@ function multiply4(a: ArrayLike<number>, b: ArrayLike<number>, bo: number, out: 
   }
 }
 
+/** {@link multiply4} with b a Float32Array (instance matrices): one shape for the JIT, per instance. */
+function multiply4f(a: ArrayLike<number>, b: Float32Array, bo: number, out: Float64Array): void {
+  for (let c = 0; c < 4; c++) {
+    const b0 = b[bo + 4 * c]!, b1 = b[bo + 4 * c + 1]!, b2 = b[bo + 4 * c + 2]!, b3 = b[bo + 4 * c + 3]!;
+    for (let r = 0; r < 4; r++) {
+      out[4 * c + r] = a[r]! * b0 + a[4 + r]! * b1 + a[8 + r]! * b2 + a[12 + r]! * b3;
+    }
+  }
+}
+
 /**
  * @example
  * const gpu = await obbGpuFor(renderer);               // the renderer's device, or one of its own
@@ -104,6 +114,8 @@ export class ThreeBoxes {
   private layout: Layout;
   /** The world matrix each box was made from (16 numbers per box). */
   private matrices: Float64Array;
+  /** What the objects looked like when their boxes were made (what sync() compares with). */
+  private snapshot: Snapshot;
   /** Each object's layer mask at the last sync. */
   private layers: Uint32Array;
   private readonly boxSet: BoxSet;
@@ -111,13 +123,16 @@ export class ThreeBoxes {
   private readonly raycaster = new Raycaster();
   private readonly scratch = new Float64Array(16);
 
-  private constructor(gpu: ObbGpu, roots: readonly Object3D[], options: ThreeBoxesOptions, layout: Layout, boxes: BoxArray, matrices: Float64Array, masks: Uint32Array) {
+  private constructor(
+    gpu: ObbGpu, roots: readonly Object3D[], options: ThreeBoxesOptions, layout: Layout, snapshot: Snapshot, boxes: BoxArray, matrices: Float64Array, masks: Uint32Array,
+  ) {
     this.gpu = gpu;
     this.roots = roots;
     this.shear = options.shear ?? 'fit';
     this.recursive = options.recursive ?? true;
     this.layout = layout;
     this.matrices = matrices;
+    this.snapshot = snapshot;
     this.layers = Uint32Array.from(layout.objects, (o) => o.layers.mask >>> 0);
     this.boxSet = gpu.createBoxSet(boxes, { masks, label: options.label ?? 'three' });
   }
@@ -136,10 +151,11 @@ export class ThreeBoxes {
       throw new ValidationError('argument', undefined, 'shear', `must be 'fit' or 'error' (got ${String(shear)})`);
     }
     const layout = collect(objects, options.recursive ?? true);
+    const snapshot = new Snapshot(layout);
     const matrices = new Float64Array(layout.count * 16);
     const boxes = boxesOf(layout, matrices, shear, undefined);
     const masks = masksOf(layout);
-    return new ThreeBoxes(gpu, objects, options, layout, boxes, matrices, masks);
+    return new ThreeBoxes(gpu, objects, options, layout, snapshot, boxes, matrices, masks);
   }
 
   /** The box set (box i is the i-th box of {@link objectOf}). */
@@ -178,21 +194,26 @@ export class ThreeBoxes {
    */
   async sync(): Promise<SyncReport> {
     const layout = collect(this.roots, this.recursive);
+    // Everything is read before the first await: changes made while an upload is in flight are
+    // the next sync's.
     if (!sameLayout(layout, this.layout)) {
+      const next = new Snapshot(layout);
       const matrices = new Float64Array(layout.count * 16);
       const boxes = boxesOf(layout, matrices, this.shear, undefined);
       await this.boxSet.set(boxes, masksOf(layout));
       this.layout = layout;
       this.matrices = matrices;
+      this.snapshot = next;
       this.layers = Uint32Array.from(layout.objects, (o) => o.layers.mask >>> 0);
       return { moved: layout.count, relayered: 0, rebuilt: true };
     }
-    const moved = changedBoxes(layout, this.matrices);
+    const { moved, commit } = this.snapshot.diff(layout);
     if (moved.length > 0) {
       const fresh = new Float64Array(moved.length * 16);
       const boxes = boxesOf(layout, fresh, this.shear, moved);
       await this.boxSet.updateIndices(moved, boxes);
       moved.forEach((b, k) => this.matrices.set(fresh.subarray(16 * k, 16 * k + 16), 16 * b));
+      commit();
     }
     const relayered: number[] = [];
     const masks: number[] = [];
@@ -371,7 +392,12 @@ function masksOf(layout: Layout): Uint32Array {
 function worldMatrix(o: MeshLike, j: number, out: Float64Array): void {
   const world = o.matrixWorld.elements;
   if (o.isInstancedMesh && o.instanceMatrix) {
-    multiply4(world, o.instanceMatrix.array, 16 * j, out);
+    const inst = o.instanceMatrix.array;
+    if (inst instanceof Float32Array) {
+      multiply4f(world, inst, 16 * j, out);
+    } else {
+      multiply4(world, inst, 16 * j, out);
+    }
   } else {
     for (let i = 0; i < 16; i++) {
       out[i] = world[i]!;
@@ -379,26 +405,102 @@ function worldMatrix(o: MeshLike, j: number, out: Float64Array): void {
   }
 }
 
-/** The boxes whose world matrix differs from the one stored in `matrices`. */
-function changedBoxes(layout: Layout, matrices: Float64Array): Uint32Array {
-  const out: number[] = [];
-  const m = new Float64Array(16);
-  layout.objects.forEach((o, k) => {
-    const first = layout.first[k]!;
-    const n = boxesOfObject(o);
-    for (let j = 0; j < n; j++) {
-      worldMatrix(o, j, m);
-      const at = 16 * (first + j);
-      for (let i = 0; i < 16; i++) {
-        if (m[i] !== matrices[at + i]) {
-          out.push(first + j);
-          break;
+/**
+ * What a layout's objects looked like when their boxes were last made: each object's world
+ * matrix and geometry bounding box, and each InstancedMesh's instance matrices (float32, as three
+ * stores them). An object whose world matrix or bounding box changed moved all its boxes;
+ * otherwise only the instances whose matrix changed moved. Plain typed-array compares against
+ * the live arrays, no per-box matrix products and no copy of what did not move.
+ */
+class Snapshot {
+  private readonly world: Float64Array;
+  private readonly local: Float64Array;
+  private readonly instances: (Float32Array | undefined)[];
+
+  constructor(layout: Layout) {
+    const { objects } = layout;
+    this.world = new Float64Array(16 * objects.length);
+    this.local = new Float64Array(6 * objects.length);
+    this.instances = objects.map((o, k) => {
+      this.world.set(o.matrixWorld.elements, 16 * k);
+      const bb = localBox(o);
+      this.local.set([...bb.min, ...bb.max], 6 * k);
+      return o.isInstancedMesh && o.instanceMatrix ? Float32Array.from(liveInstances(o)) : undefined;
+    });
+  }
+
+  /**
+   * The boxes of `layout` (this snapshot's layout) that moved since, and `commit`, which records
+   * their state as read now (call it once their boxes are on the GPU; changes made in between
+   * are the next sync's).
+   */
+  diff(layout: Layout): { moved: Uint32Array; commit(): void } {
+    const moved: number[] = [];
+    const writes: (() => void)[] = [];
+    layout.objects.forEach((o, k) => {
+      const first = layout.first[k]!;
+      const n = boxesOfObject(o);
+      const world = o.matrixWorld.elements;
+      const bb = localBox(o);
+      const local = [...bb.min, ...bb.max];
+      const kept = this.instances[k];
+      if (!same(world, this.world, 16 * k) || !same(local, this.local, 6 * k)) {
+        for (let j = 0; j < n; j++) {
+          moved.push(first + j);
+        }
+        const w = Float64Array.from(world);
+        const now = kept ? liveInstances(o).slice() : undefined;
+        writes.push(() => {
+          this.world.set(w, 16 * k);
+          this.local.set(local, 6 * k);
+          if (kept && now) {
+            kept.set(now);
+          }
+        });
+        return;
+      }
+      if (kept) {
+        const live = liveInstances(o);
+        const changed: number[] = [];
+        for (let j = 0, at = 0; j < n; j++, at += 16) {
+          for (let i = at; i < at + 16; i++) {
+            if (live[i] !== kept[i]) {
+              changed.push(j);
+              break;
+            }
+          }
+        }
+        if (changed.length > 0) {
+          const now = new Float32Array(16 * changed.length);
+          changed.forEach((j, c) => {
+            moved.push(first + j);
+            now.set(live.subarray(16 * j, 16 * j + 16), 16 * c);
+          });
+          writes.push(() => changed.forEach((j, c) => kept.set(now.subarray(16 * c, 16 * c + 16), 16 * j)));
         }
       }
-    }
-  });
-  return Uint32Array.from(out);
+    });
+    return { moved: Uint32Array.from(moved), commit: () => writes.forEach((w) => w()) };
+  }
 }
+
+/** The instance matrices of an InstancedMesh's `count` instances, as a Float32Array view. */
+function liveInstances(o: MeshLike): Float32Array {
+  const a = o.instanceMatrix!.array;
+  const n = 16 * boxesOfObject(o);
+  return a instanceof Float32Array ? a.subarray(0, n) : Float32Array.from({ length: n }, (_, i) => a[i]!);
+}
+
+/** Whether `live` equals `kept` from offset `at`, over live's length. */
+function same(live: ArrayLike<number>, kept: Float64Array, at: number): boolean {
+  for (let i = 0; i < live.length; i++) {
+    if (live[i] !== kept[at + i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 
 /**
  * Canonical boxes of `layout` (all, or the boxes `only` in that order), their world matrices
@@ -412,37 +514,27 @@ function boxesOf(layout: Layout, matrices: Float64Array, shear: ShearPolicy, onl
   const raw = new Float64Array(n * BOX_F64.STRIDE);
   const special: [number, Float64Array, MeshLike][] = [];
   const m = new Float64Array(16);
-  let k = 0;
-  const emit = (o: MeshLike, j: number): void => {
-    const bb = localBox(o);
-    worldMatrix(o, j, m);
+  const locals = layout.objects.map(localBox);
+  // Plain loops, no closure over the slot counter: this runs per instance.
+  for (let k = 0; k < n; k++) {
+    const b = only ? only[k]! : k;
+    const at = objectIndex(layout, b);
+    const o = layout.objects[at]!;
+    worldMatrix(o, b - layout.first[at]!, m);
     matrices.set(m, 16 * k);
-    if (!writeRaw(raw, k, m, bb)) {
+    if (!writeRaw(raw, k, m, locals[at]!)) {
       special.push([k, m.slice(), o]);
     }
-    k++;
-  };
-  if (only) {
-    for (const b of only) {
-      const at = objectIndex(layout, b);
-      emit(layout.objects[at]!, b - layout.first[at]!);
-    }
-  } else {
-    layout.objects.forEach((o) => {
-      for (let j = 0; j < boxesOfObject(o); j++) {
-        emit(o, j);
-      }
-    });
   }
   // Identity axes where a special box will be written, so the bulk validation passes over it.
   for (const [slot] of special) {
     raw.set([1, 0, 0, 0, 1, 0, 0, 0, 1], slot * BOX_F64.STRIDE + BOX_F64.U);
   }
-  const boxes = validateBoxArray(raw, n);
+  const out = validateBoxArray(raw, n);
   for (const [slot, matrix, o] of special) {
-    writeBoxRecord(boxes.data, slot, specialBox(matrix, localBox(o), o, shear));
+    writeBoxRecord(out.data, slot, specialBox(matrix, localBox(o), o, shear));
   }
-  return boxes;
+  return out;
 }
 
 function objectIndex(layout: Layout, box: number): number {
@@ -458,8 +550,14 @@ function objectIndex(layout: Layout, box: number): number {
   return lo;
 }
 
+/** A geometry's bounding box. */
+interface LocalBox {
+  readonly min: Vec3;
+  readonly max: Vec3;
+}
+
 /** The geometry's bounding box (computed when three has not yet). */
-function localBox(o: MeshLike): { min: Vec3; max: Vec3 } {
+function localBox(o: MeshLike): LocalBox {
   if (!o.geometry.boundingBox) {
     o.geometry.computeBoundingBox();
   }
@@ -472,34 +570,41 @@ function localBox(o: MeshLike): { min: Vec3; max: Vec3 } {
  * extents, normalised columns): false when a column is zero or two columns are not orthogonal
  * (those boxes go through obbFromMatrix or the shear policy).
  */
-function writeRaw(out: Float64Array, k: number, m: Float64Array, bb: { min: Vec3; max: Vec3 }): boolean {
+function writeRaw(out: Float64Array, k: number, m: Float64Array, bb: LocalBox): boolean {
   const o = k * BOX_F64.STRIDE;
-  const s = [Math.hypot(m[0]!, m[1]!, m[2]!), Math.hypot(m[4]!, m[5]!, m[6]!), Math.hypot(m[8]!, m[9]!, m[10]!)];
-  if (!(s[0]! > 0 && s[1]! > 0 && s[2]! > 0) || m[3] !== 0 || m[7] !== 0 || m[11] !== 0 || m[15] !== 1) {
+  const ux = m[0]!, uy = m[1]!, uz = m[2]!, vx = m[4]!, vy = m[5]!, vz = m[6]!, wx = m[8]!, wy = m[9]!, wz = m[10]!;
+  // Not Math.hypot: several times slower in V8, and world matrices are far from overflow.
+  const su = Math.sqrt(ux * ux + uy * uy + uz * uz), sv = Math.sqrt(vx * vx + vy * vy + vz * vz), sw = Math.sqrt(wx * wx + wy * wy + wz * wz);
+  if (!(su > 0 && sv > 0 && sw > 0) || m[3] !== 0 || m[7] !== 0 || m[11] !== 0 || m[15] !== 1) {
     return false;
   }
-  for (const [a, b] of [[0, 1], [0, 2], [1, 2]] as const) {
-    const cos = Math.abs(m[4 * a]! * m[4 * b]! + m[4 * a + 1]! * m[4 * b + 1]! + m[4 * a + 2]! * m[4 * b + 2]!) / (s[a]! * s[b]!);
-    if (!(cos <= MATRIX_SHEAR_TOLERANCE)) {
-      return false;
-    }
+  const tol = MATRIX_SHEAR_TOLERANCE;
+  if (!(Math.abs(ux * vx + uy * vy + uz * vz) <= tol * su * sv && Math.abs(ux * wx + uy * wy + uz * wz) <= tol * su * sw &&
+    Math.abs(vx * wx + vy * wy + vz * wz) <= tol * sv * sw)) {
+    return false;
   }
-  for (let r = 0; r < 3; r++) {
-    let c = m[12 + r]!;
-    for (let col = 0; col < 3; col++) {
-      c += m[4 * col + r]! * (bb.min[col]! / 2 + bb.max[col]! / 2);
-    }
-    out[o + BOX_F64.CENTER + r] = c;
-    out[o + BOX_F64.HALF + r] = (bb.max[r]! / 2 - bb.min[r]! / 2) * s[r]!;
-    out[o + BOX_F64.U + r] = m[r]! / s[0]!;
-    out[o + BOX_F64.V + r] = m[4 + r]! / s[1]!;
-    out[o + BOX_F64.W + r] = m[8 + r]! / s[2]!;
-  }
+  const [x0, y0, z0] = bb.min, [x1, y1, z1] = bb.max;
+  const cx = x0 / 2 + x1 / 2, cy = y0 / 2 + y1 / 2, cz = z0 / 2 + z1 / 2;
+  out[o + BOX_F64.CENTER] = m[12]! + ux * cx + vx * cy + wx * cz;
+  out[o + BOX_F64.CENTER + 1] = m[13]! + uy * cx + vy * cy + wy * cz;
+  out[o + BOX_F64.CENTER + 2] = m[14]! + uz * cx + vz * cy + wz * cz;
+  out[o + BOX_F64.HALF] = (x1 / 2 - x0 / 2) * su;
+  out[o + BOX_F64.HALF + 1] = (y1 / 2 - y0 / 2) * sv;
+  out[o + BOX_F64.HALF + 2] = (z1 / 2 - z0 / 2) * sw;
+  out[o + BOX_F64.U] = ux / su;
+  out[o + BOX_F64.U + 1] = uy / su;
+  out[o + BOX_F64.U + 2] = uz / su;
+  out[o + BOX_F64.V] = vx / sv;
+  out[o + BOX_F64.V + 1] = vy / sv;
+  out[o + BOX_F64.V + 2] = vz / sv;
+  out[o + BOX_F64.W] = wx / sw;
+  out[o + BOX_F64.W + 1] = wy / sw;
+  out[o + BOX_F64.W + 2] = wz / sw;
   return true;
 }
 
 /** A box the fast path could not write: zero scales through obbFromMatrix, shear by the policy. */
-function specialBox(m: Float64Array, bb: { min: Vec3; max: Vec3 }, object: Object3D, shear: ShearPolicy): ReturnType<typeof obbFromMatrix> {
+function specialBox(m: Float64Array, bb: LocalBox, object: Object3D, shear: ShearPolicy): ReturnType<typeof obbFromMatrix> {
   try {
     return obbFromMatrix(m, bb);
   } catch (error) {

@@ -62,6 +62,21 @@ describe('picking (webgpu-obb/three vs three.js Raycaster)', () => {
   });
 });
 
+describe('sync beyond moved matrices', () => {
+  it('a grown geometry, a moved InstancedMesh, moves during an upload, a refused sync and its retry (seed 76)', async () => {
+    const r = await gpu.call<{ grown: number; half: number; all: number; during: number; after: number; refused: string; untouched: boolean; retried: number; bufferDiffers: number }>('three', 'syncEdges', 76);
+    expect(r.grown).toBe(1);
+    expect(r.half).toBeCloseTo(1, 12);
+    expect(r.all).toBe(2000);
+    expect(r.during).toBe(1);
+    expect(r.after).toBe(1);
+    expect(r.refused).toBe('ValidationError');
+    expect(r.untouched).toBe(true);
+    expect(r.retried).toBe(2);
+    expect(r.bufferDiffers).toBe(0);
+  });
+});
+
 describe('policies and selection', () => {
   it('a sheared world matrix: shear "error" names the object; "fit" gives a box holding every corner', async () => {
     const r = await gpu.call<{ error: string; isValidationError: boolean; outside: number; count: number }>('three', 'sheared');

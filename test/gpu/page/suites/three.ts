@@ -244,6 +244,61 @@ export async function meshSync(seed: number, count: number, points: number) {
   });
 }
 
+/**
+ * What sync() sees besides moved matrices: a geometry whose bounding box changed moves all its
+ * object's boxes; the root of an InstancedMesh moving moves every instance; an instance moved
+ * while a sync's upload is in flight is the next sync's (not lost); a sync refused (a sheared
+ * matrix under shear: 'error') changes nothing and the next one after the fix takes it all.
+ */
+export async function syncEdges(seed: number) {
+  return scoped(async (gpu) => {
+    const { root, mesh } = instanceScene(seed, 2000);
+    const single = new Mesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial());
+    root.add(single);
+    root.updateMatrixWorld(true);
+    const boxes = await ThreeBoxes.create(gpu, [root], { shear: 'error' });
+    const m = new Matrix4();
+    try {
+      // Bounding box change: the single mesh's geometry grows.
+      single.geometry.scale(2, 1, 1);
+      single.geometry.computeBoundingBox();
+      const grown = await boxes.sync();
+      const singleBox = boxes.set.count - 1;
+      const half = boxes.set.boxes.data[singleBox * 15 + 3]!;
+      // The InstancedMesh itself moves: every instance.
+      mesh.position.x += 1;
+      root.updateMatrixWorld(true);
+      const all = await boxes.sync();
+      // Instance 7 moves, sync starts; instance 9 moves before the upload finishes.
+      mesh.setMatrixAt(7, m.makeTranslation(100, 0, 0));
+      const first = boxes.sync();
+      mesh.setMatrixAt(9, m.makeTranslation(0, 100, 0));
+      const during = await first;
+      const after = await boxes.sync();
+      // A refused sync: instance 3 moves, instance 4 is sheared; nothing changes; fix 4, sync again.
+      mesh.setMatrixAt(3, m.makeTranslation(0, 0, 100));
+      mesh.setMatrixAt(4, new Matrix4().set(1, 0.5, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1));
+      let refused = '';
+      const before = Float64Array.from(boxes.set.boxes.data);
+      try {
+        await boxes.sync();
+      } catch (e) {
+        refused = (e as Error).name;
+      }
+      const untouched = boxes.set.boxes.data.every((x, k) => x === before[k]);
+      mesh.setMatrixAt(4, m.makeTranslation(0, 0, -100));
+      const retried = await boxes.sync();
+      const set = boxes.set;
+      const gpuBoxes = new Float32Array(await gpu.ctx.readback(set.buffer, set.count * OBB.SIZE));
+      const host = packBoxes(set.boxes, set.origin);
+      const bufferDiffers = host.reduce((n, x, k) => n + (gpuBoxes[k] === x ? 0 : 1), 0);
+      return { grown: grown.moved, half, all: all.moved, during: during.moved, after: after.moved, refused, untouched, retried: retried.moved, bufferDiffers };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
 /** Sheared world matrices (a rotated child of a non-uniformly scaled parent): 'error' and 'fit'. */
 export async function sheared() {
   return scoped(async (gpu) => {
