@@ -31,6 +31,13 @@ export interface ThreeBoxesOptions {
   readonly shear?: ShearPolicy;
   /** Also take the descendants of the given objects (default true, like intersectObjects). */
   readonly recursive?: boolean;
+  /**
+   * Which meshes become boxes (default: all): an editor leaves out its gizmos and helpers here.
+   * Read at create() and at every sync(), so an object whose answer changes is added or removed.
+   * A BatchedMesh must be left out (not supported: which of its instances are live is private
+   * to three.js r187).
+   */
+  readonly filter?: (object: Object3D) => boolean;
   readonly label?: string;
 }
 
@@ -111,6 +118,7 @@ export class ThreeBoxes {
   private readonly roots: readonly Object3D[];
   private readonly shear: ShearPolicy;
   private readonly recursive: boolean;
+  private readonly filter: ((object: Object3D) => boolean) | undefined;
   private layout: Layout;
   /** The world matrix each box was made from (16 numbers per box). */
   private matrices: Float64Array;
@@ -130,6 +138,7 @@ export class ThreeBoxes {
     this.roots = roots;
     this.shear = options.shear ?? 'fit';
     this.recursive = options.recursive ?? true;
+    this.filter = options.filter;
     this.layout = layout;
     this.matrices = matrices;
     this.snapshot = snapshot;
@@ -150,7 +159,10 @@ export class ThreeBoxes {
     if (shear !== 'fit' && shear !== 'error') {
       throw new ValidationError('argument', undefined, 'shear', `must be 'fit' or 'error' (got ${String(shear)})`);
     }
-    const layout = collect(objects, options.recursive ?? true);
+    if (options.filter !== undefined && typeof options.filter !== 'function') {
+      throw new ValidationError('argument', undefined, 'filter', 'must be a function (object) => boolean');
+    }
+    const layout = collect(objects, options.recursive ?? true, options.filter);
     const snapshot = new Snapshot(layout);
     const matrices = new Float64Array(layout.count * 16);
     const boxes = boxesOf(layout, matrices, shear, undefined);
@@ -193,7 +205,7 @@ export class ThreeBoxes {
    * mesh.position.x += 1; scene.updateMatrixWorld(); await boxes.sync(); // { moved: 1, … }
    */
   async sync(): Promise<SyncReport> {
-    const layout = collect(this.roots, this.recursive);
+    const layout = collect(this.roots, this.recursive, this.filter);
     // Everything is read before the first await: changes made while an upload is in flight are
     // the next sync's.
     if (!sameLayout(layout, this.layout)) {
@@ -351,10 +363,14 @@ function rayOf(r: Raycaster): { origin: Vec3; direction: Vec3; maxDistance: numb
 }
 
 /** The meshes under `roots` in traversal order, and where each one's boxes start. */
-function collect(roots: readonly Object3D[], recursive: boolean): Layout {
+function collect(roots: readonly Object3D[], recursive: boolean, filter: ((object: Object3D) => boolean) | undefined): Layout {
   const objects: MeshLike[] = [];
   const visit = (o: Object3D): void => {
-    if (isMesh(o)) {
+    if (isMesh(o) && (filter === undefined || filter(o))) {
+      if ((o as { isBatchedMesh?: boolean }).isBatchedMesh) {
+        throw new ValidationError('argument', undefined, 'objects',
+          `contain the BatchedMesh ${o.name ? `"${o.name}"` : ''} (uuid ${o.uuid}): not supported (which of its instances are live is private to three.js); leave it out with the filter option`);
+      }
       objects.push(o);
     }
   };
@@ -556,8 +572,19 @@ interface LocalBox {
   readonly max: Vec3;
 }
 
-/** The geometry's bounding box (computed when three has not yet). */
+/**
+ * The geometry's bounding box (computed when three has not yet); for a SkinnedMesh its own
+ * posed `boundingBox` (SkinnedMesh.computeBoundingBox applies the bones: call it after posing).
+ */
 function localBox(o: MeshLike): LocalBox {
+  const skinned = o as { isSkinnedMesh?: boolean; boundingBox?: { min: Vector3; max: Vector3 } | null; computeBoundingBox?(): void };
+  if (skinned.isSkinnedMesh && skinned.computeBoundingBox) {
+    if (!skinned.boundingBox) {
+      skinned.computeBoundingBox();
+    }
+    const bb = skinned.boundingBox!;
+    return { min: [bb.min.x, bb.min.y, bb.min.z], max: [bb.max.x, bb.max.y, bb.max.z] };
+  }
   if (!o.geometry.boundingBox) {
     o.geometry.computeBoundingBox();
   }

@@ -77,6 +77,22 @@ describe('sync beyond moved matrices', () => {
   });
 });
 
+describe('which objects become boxes', () => {
+  it('filter leaves a gizmo out (and sync puts it back when the filter changes its answer); a BatchedMesh is refused by name unless filtered out; a SkinnedMesh is its posed box', async () => {
+    const r = await gpu.call<{
+      filtered: { count: number; first: boolean }; unfiltered: { count: number; first: string; rebuilt: boolean };
+      batchError: string; withoutCount: number; skinned: { centreX: number; ours: number; theirs: number };
+    }>('three', 'objectKinds');
+    expect(r.filtered).toEqual({ count: 1, first: true });
+    expect(r.unfiltered).toEqual({ count: 2, first: 'gizmo', rebuilt: true });
+    expect(r.batchError).toMatch(/^ValidationError: .*BatchedMesh "batch".*filter/);
+    expect(r.withoutCount).toBe(1);
+    expect(r.skinned.centreX).toBeCloseTo(6, 5);
+    expect(r.skinned.theirs).toBeGreaterThan(0);
+    expect(r.skinned.ours).toBeCloseTo(r.skinned.theirs, 4);
+  });
+});
+
 describe('policies and selection', () => {
   it('a sheared world matrix: shear "error" names the object; "fit" gives a box holding every corner', async () => {
     const r = await gpu.call<{ error: string; isValidationError: boolean; outside: number; count: number }>('three', 'sheared');

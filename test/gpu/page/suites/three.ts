@@ -7,7 +7,7 @@
  * packed float64 host copy, box for box.
  */
 import {
-  BoxGeometry, Frustum, Group, InstancedMesh, Matrix4, Mesh, MeshBasicMaterial, Object3D, PerspectiveCamera, Quaternion, Raycaster,
+  BatchedMesh, Bone, BoxGeometry, Float32BufferAttribute, Frustum, Skeleton, SkinnedMesh, Uint16BufferAttribute, Group, InstancedMesh, Matrix4, Mesh, MeshBasicMaterial, Object3D, PerspectiveCamera, Quaternion, Raycaster,
   Vector2, Vector3, WebGLCoordinateSystem, WebGPUCoordinateSystem, type CoordinateSystem, type Intersection,
 } from 'three';
 import { compareClosestHits, mulberry32, rayArrayFrom, ValidationError, type Ray } from '../../../../src/index.ts';
@@ -293,6 +293,73 @@ export async function syncEdges(seed: number) {
       const host = packBoxes(set.boxes, set.origin);
       const bufferDiffers = host.reduce((n, x, k) => n + (gpuBoxes[k] === x ? 0 : 1), 0);
       return { grown: grown.moved, half, all: all.moved, during: during.moved, after: after.moved, refused, untouched, retried: retried.moved, bufferDiffers };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+/**
+ * The filter option (an editor's gizmo left out, read again at each sync), a BatchedMesh refused
+ * unless filtered out, and a SkinnedMesh boxed by its posed bounding box (three's Raycaster hits
+ * the posed geometry there too).
+ */
+export async function objectKinds() {
+  return scoped(async (gpu) => {
+    const root = new Group();
+    const material = new MeshBasicMaterial();
+    const a = new Mesh(new BoxGeometry(1, 1, 1), material);
+    const gizmo = new Mesh(new BoxGeometry(1, 1, 1), material);
+    gizmo.name = 'gizmo';
+    gizmo.position.set(0, 0, 5);
+    root.add(a, gizmo);
+    root.updateMatrixWorld(true);
+    const hidden = new Set<Object3D>([gizmo]);
+    const boxes = await ThreeBoxes.create(gpu, [root], { filter: (o) => !hidden.has(o) });
+    const down = new Raycaster(new Vector3(0, 0, 20), new Vector3(0, 0, -1));
+    try {
+      const filtered = { count: boxes.count, first: (await boxes.pick(down))[0]?.object === a };
+      hidden.clear();
+      const sync = await boxes.sync();
+      const unfiltered = { count: boxes.count, first: (await boxes.pick(down))[0]?.object.name ?? '', rebuilt: sync.rebuilt };
+
+      // BatchedMesh: refused, named; accepted when filtered out.
+      const batched = new BatchedMesh(4, 100, 200, material);
+      batched.name = 'batch';
+      batched.addInstance(batched.addGeometry(new BoxGeometry(1, 1, 1)));
+      const withBatch = new Group();
+      withBatch.add(batched, new Mesh(new BoxGeometry(1, 1, 1), material));
+      withBatch.updateMatrixWorld(true);
+      let batchError = '';
+      try {
+        await ThreeBoxes.create(gpu, [withBatch]);
+      } catch (e) {
+        batchError = `${(e as Error).name}: ${(e as Error).message}`;
+      }
+      const without = await ThreeBoxes.create(gpu, [withBatch], { filter: (o) => !(o as { isBatchedMesh?: boolean }).isBatchedMesh });
+      const withoutCount = without.count;
+      without.destroy();
+
+      // SkinnedMesh: one bone moved 6 along x; the box follows the posed vertices.
+      const geometry = new BoxGeometry(1, 1, 1);
+      const vertices = geometry.getAttribute('position').count;
+      geometry.setAttribute('skinIndex', new Uint16BufferAttribute(new Uint16Array(4 * vertices), 4));
+      geometry.setAttribute('skinWeight', new Float32BufferAttribute(Float32Array.from({ length: 4 * vertices }, (_, i) => (i % 4 === 0 ? 1 : 0)), 4));
+      const skinned = new SkinnedMesh(geometry, material);
+      const bone = new Bone();
+      skinned.add(bone);
+      skinned.bind(new Skeleton([bone]));
+      bone.position.x = 6;
+      skinned.updateMatrixWorld(true);
+      skinned.skeleton.update();
+      skinned.computeBoundingBox();
+      const skin = await ThreeBoxes.create(gpu, [skinned]);
+      const atPose = new Raycaster(new Vector3(6, 0, 20), new Vector3(0, 0, -1));
+      const ours = (await skin.pick(atPose))[0];
+      const theirs = atPose.intersectObject(skinned)[0];
+      const centreX = skin.set.boxes.data[0]!;
+      skin.destroy();
+      return { filtered, unfiltered, batchError, withoutCount, skinned: { centreX, ours: ours?.distance ?? -1, theirs: theirs?.distance ?? -1 } };
     } finally {
       boxes.destroy();
     }
