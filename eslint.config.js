@@ -22,9 +22,10 @@ import { importX } from 'eslint-plugin-import-x';
 const LAYERS = [
   ['src/constants.ts', 'src/errors.ts'],
   ['src/core'],
-  ['src/layout'],
+  ['src/layout', 'src/files'],
   ['src/reference'],
   ['src/compare', 'src/scenes'],
+  ['src/judge'],
   ['src/runtime'],
   ['src/boxes'],
   ['src/tree'],

@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { PuppeteerMissingError, launchBrowser, type LaunchedBrowser } from '../node/browser.ts';
 import type { PageOutcome } from './pageEntry.ts';
-import type { GpuSceneRaw } from './results.ts';
+import type { GpuSceneRaw } from '../files/results.ts';
 
 /** The GPU backend cannot run here (no browser, no WebGPU, no adapter); the message says how to fix it. */
 export class GpuUnavailableError extends Error {

@@ -5,6 +5,8 @@
  *   runs the scene's queries and prints (or writes) the result file of DESIGN.md.
  * - `verify SCENE.json [--runtime browser|node] [--browser PATH]`: runs the GPU and the float64
  *   reference, prints the comparator's report, exits 1 on any mismatch.
+ * - `judge SCENE.json RESULT.json`, `judge MANIFEST.json RESULTS_DIR`, `cases DIR`: the
+ *   verification kit for other implementations (./kit.ts).
  *
  * The GPU backend runs in headless Chromium (`--runtime browser`, the default) or in this process
  * on Dawn from the optional `webgpu` package (`--runtime node`, src/node/runtime.ts).
@@ -17,39 +19,27 @@
  * process.exitCode = await main(['run', 'scene.json', '--backend', 'cpu']);
  */
 import { readFileSync } from 'node:fs';
-import { access, constants as fsConstants, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { access, constants as fsConstants, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ObbGpu } from '../ObbGpu.ts';
-import { describeScene, parseSceneText, SceneError, type Scene } from './scene.ts';
-import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from './results.ts';
+import { describeScene, type Scene } from '../files/scene.ts';
+import { CliError, EXIT, ioReason, oneLine, readScene, writeFileAtomic, type CliIo } from './common.ts';
+
+export { EXIT, type CliIo } from './common.ts';
+import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
 import { runReference, runSceneGpuRaw } from './run.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
-
-/** Exit codes of the command. */
-export const EXIT = {
-  OK: 0,
-  /** verify found a mismatch, or a run failed for a reason other than those below. */
-  FAILED: 1,
-  /** Bad usage, or a scene file that cannot be read or does not follow the format. */
-  USAGE: 2,
-  /** The GPU backend cannot run here: no browser (or no `webgpu` package, Vulkan loader or driver), no adapter. */
-  GPU_UNAVAILABLE: 3,
-} as const;
-
-/** Where the command writes; tests pass their own. */
-export interface CliIo {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-}
+import { KIT_COMMANDS, KIT_OPTIONS, KIT_USAGE, runKit, writeReports } from './kit.ts';
 
 const USAGE = `Usage:
   webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
                  [--runtime browser|node] [--adapter swiftshader|default]
                  [--accel auto|bvh|brute] [--lenient] [--quiet]
   webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--adapter swiftshader|default]
-                 [--accel auto|bvh|brute] [--lenient] [--quiet]
+                 [--accel auto|bvh|brute] [--junit FILE.xml] [--html FILE.html] [--lenient] [--quiet]
+${KIT_USAGE}
   webgpu-obb --help | --version
 
 Commands:
@@ -57,6 +47,7 @@ Commands:
            overlapping pair) and print the result JSON, or write it with --out.
   verify   Run the scene on the GPU and on the float64 CPU reference, classify every GPU
            answer (agree / ambiguous / mismatch) and print the report.
+${KIT_COMMANDS}
 
 Options:
   --backend gpu|cpu   run: WebGPU (default) or the float64 CPU reference
@@ -74,7 +65,9 @@ Options:
                       or by size (default: the BVH for rays from 512 boxes; for all pairs from
                       1,024 a uniform grid, or the BVH when one box is so wide that the grid
                       would be crowded; measured on SwiftShader, see README)
-  --lenient           warn about unknown top-level scene fields instead of refusing the file
+  --lenient           warn about unknown top-level scene (judge: result) fields instead of
+                      refusing the file
+${KIT_OPTIONS}
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
@@ -96,21 +89,12 @@ Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
 Result numbers: t, normals and gaps from the GPU are float32, written as the shortest decimal
 that reads back as the same float32; the CPU reference's are float64.
 
-Exit status: 0 ok; 1 verify found a mismatch (or the run failed); 2 bad usage or bad scene file
-(unknown top-level fields too, unless --lenient); 3 GPU backend unavailable (no Puppeteer or no
+Exit status: 0 ok; 1 verify or judge found a mismatch (or the run failed); 2 bad usage, a bad
+scene file (unknown top-level fields too, unless --lenient), or a result file that does not
+answer its scene (judge: missing, malformed, incomplete); 3 GPU backend unavailable (no Puppeteer or no
 browser for --runtime browser, no webgpu package or Vulkan driver for --runtime node, no WebGPU
 adapter).
 `;
-
-/** A failure with its exit code and one-line message (printed as "webgpu-obb: <message>"). */
-class CliError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function processIo(): CliIo {
   return {
@@ -145,43 +129,6 @@ function version(): string {
   return String(pkg.version ?? 'unknown');
 }
 
-const IO_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'is a directory',
-  ENOTDIR: 'a parent is not a directory',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-};
-
-function ioReason(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && IO_REASONS[code]) || oneLine(error);
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s*\n\s*/g, ' ').trim();
-}
-
-async function readScene(file: string): Promise<{ scene: Scene; text: string }> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CliError(EXIT.USAGE, `${file}: cannot read the scene (${ioReason(error)})`);
-  }
-  try {
-    return { scene: parseSceneText(text), text };
-  } catch (error) {
-    if (error instanceof SceneError) {
-      throw new CliError(EXIT.USAGE, `${file}: ${oneLine(error)}`);
-    }
-    throw error;
-  }
-}
-
 /** Fails early (before a long run) when --out cannot be written. */
 async function checkOutPath(out: string): Promise<void> {
   const dir = dirname(resolve(out));
@@ -196,22 +143,6 @@ async function checkOutPath(out: string): Promise<void> {
   const existing = await stat(out).catch(() => undefined);
   if (existing?.isDirectory()) {
     throw new CliError(EXIT.USAGE, `--out ${out}: is a directory`);
-  }
-}
-
-/**
- * Writes `text` to `path` so that readers see the old file or the whole new one, never half:
- * a temporary file in the same folder, then rename (atomic within one file system).
- */
-async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const target = resolve(path);
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  try {
-    await writeFile(tmp, text, { flag: 'wx' });
-    await rename(tmp, target);
-  } catch (error) {
-    await unlink(tmp).catch(() => {});
-    throw new CliError(EXIT.FAILED, `--out ${path}: cannot write the result (${ioReason(error)})`);
   }
 }
 
@@ -314,6 +245,8 @@ interface Parsed {
   adapter: 'swiftshader' | 'default' | undefined;
   lenient: boolean;
   out: string | undefined;
+  junit: string | undefined;
+  html: string | undefined;
   browser: string | undefined;
   quiet: boolean;
 }
@@ -333,6 +266,8 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
         accel: { type: 'string' },
         adapter: { type: 'string' },
         lenient: { type: 'boolean' },
+        junit: { type: 'string' },
+        html: { type: 'string' },
         out: { type: 'string', short: 'o' },
         browser: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
@@ -359,7 +294,7 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     return EXIT.USAGE;
   }
   if (command !== 'run' && command !== 'verify') {
-    throw new CliError(EXIT.USAGE, `unknown command '${command}' (expected run or verify; see webgpu-obb --help)`);
+    throw new CliError(EXIT.USAGE, `unknown command '${command}' (expected run, verify, judge or cases; see webgpu-obb --help)`);
   }
   if (scene === undefined) {
     throw new CliError(EXIT.USAGE, `${command} needs a scene file: webgpu-obb ${command} SCENE.json`);
@@ -399,6 +334,11 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
   if (command === 'verify' && out !== undefined) {
     throw new CliError(EXIT.USAGE, 'verify prints a report; --out is for run');
   }
+  const junit = values['junit'];
+  const html = values['html'];
+  if (command === 'run' && (junit !== undefined || html !== undefined)) {
+    throw new CliError(EXIT.USAGE, `--${junit !== undefined ? 'junit' : 'html'} is for verify and judge (run writes a result file: judge it)`);
+  }
   const browser = values['browser'];
   return {
     command,
@@ -409,6 +349,8 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     adapter,
     lenient: values['lenient'] === true,
     out: typeof out === 'string' ? out : undefined,
+    junit: typeof junit === 'string' ? junit : undefined,
+    html: typeof html === 'string' ? html : undefined,
     browser: typeof browser === 'string' ? browser : undefined,
     quiet: values['quiet'] === true,
   };
@@ -438,6 +380,7 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     const ref = runReference(scene, progress);
     const cmp = compareScene(scene, raw, ref, progress);
     io.out(`${formatSceneComparison(args.scene, scene, raw.adapter, cmp)}\n`);
+    await writeReports([{ name: args.scene, comparison: cmp, seconds: (performance.now() - started) / 1000 }], args.junit, args.html, `verify ${args.scene} on ${raw.adapter}`, progress);
     progress(`done in ${seconds(started)}`);
     return cmp.ok ? EXIT.OK : EXIT.FAILED;
   }
@@ -468,6 +411,10 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
+    const command = argv.find((a) => !a.startsWith('-'));
+    if (command === 'judge' || command === 'cases') {
+      return await runKit(argv, io, version());
+    }
     const parsed = parse(argv, io);
     return typeof parsed === 'number' ? parsed : await execute(parsed, io);
   } catch (error) {

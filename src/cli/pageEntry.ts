@@ -12,8 +12,8 @@
  * they come back as `{ ok: false, kind, name, message }`.
  */
 import { ObbGpu } from '../ObbGpu.ts';
-import { parseScene } from './scene.ts';
-import { type GpuSceneRaw } from './results.ts';
+import { parseScene } from '../files/scene.ts';
+import { type GpuSceneRaw } from '../files/results.ts';
 import { runSceneGpuRaw } from './run.ts';
 import type { Accel } from '../ObbGpu.ts';
 

@@ -6,37 +6,11 @@
  * const cpu = runSceneCpu(scene); // { backend: 'cpu', adapter: 'cpu reference (float64)', … }
  */
 import type { Accel, ObbGpu } from '../ObbGpu.ts';
-import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs } from '../reference/pairs.ts';
-import { closestHit as referenceClosestHit } from '../reference/raycast.ts';
-import { count, type Scene } from './scene.ts';
-import { sceneResultFromCpu, sceneResultFromGpu, type CpuSceneRaw, type GpuSceneRaw, type SceneResult } from './results.ts';
+import { count, type Scene } from '../files/scene.ts';
+import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
+import { runReference, type ProgressFn } from '../judge/judge.ts';
 
-/** Progress messages of a long run ("closest hit: 10000 rays × 5000 boxes…"). */
-export type ProgressFn = (message: string) => void;
-
-/**
- * Runs the float64 reference on a scene and keeps its typed results (for the comparator).
- *
- * @example
- * const raw = runReference(scene); raw.hits?.box[0]
- */
-export function runReference(scene: Scene, onProgress?: ProgressFn): CpuSceneRaw {
-  const out: { -readonly [K in keyof CpuSceneRaw]: CpuSceneRaw[K] } = {};
-  if (scene.rays) {
-    onProgress?.(`closest hit (cpu): ${count(scene.rays.count, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
-    out.hits = referenceClosestHit(scene.boxes, scene.rays);
-  }
-  if (scene.pairs) {
-    onProgress?.(`pairs (cpu): ${count(scene.pairs.length / 2, 'SAT test', 'SAT tests')}…`);
-    out.pairs = referenceObbPairs(scene.boxes, scene.pairs);
-  }
-  if (scene.allPairs) {
-    const n = scene.boxes.count;
-    onProgress?.(`all pairs (cpu): ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
-    out.allPairs = referenceAllPairs(scene.boxes);
-  }
-  return out;
-}
+export { runReference, type ProgressFn } from '../judge/judge.ts';
 
 /**
  * Runs a scene on the float64 CPU reference: closest hit per ray (within its max distance), SAT

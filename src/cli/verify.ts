@@ -2,24 +2,17 @@
  * `webgpu-obb verify`: the GPU's raw results for a scene, classified against the float64
  * reference by the comparator (src/compare/), and a printable report.
  *
- * Browser- and Node-safe; the CLI runs it in Node on the arrays the GPU page returned.
+ * Browser- and Node-safe; the CLI runs it in Node on the arrays the GPU page returned. The
+ * comparisons themselves are the judge's (src/judge/judge.ts), which any implementation's result
+ * file goes through too.
  */
-import { comparePairLists, comparePairs, compareClosestHits, formatComparison, type Comparison } from '../compare/compare.ts';
 import type { ClosestHits } from '../reference/raycast.ts';
 import type { PairResults } from '../reference/pairs.ts';
-import { describeScene, type Scene } from './scene.ts';
-import { type CpuSceneRaw, type GpuSceneRaw } from './results.ts';
-import { runReference, type ProgressFn } from './run.ts';
+import type { Scene } from '../files/scene.ts';
+import type { CpuSceneRaw, GpuSceneRaw } from '../files/results.ts';
+import { compareAnswers, type ProgressFn, type SceneComparison } from '../judge/judge.ts';
 
-/** The comparisons of one scene and their verdict. */
-export interface SceneComparison {
-  /** One per query the scene asked for, in the order closest hit, pairs, all pairs. */
-  readonly comparisons: readonly Comparison[];
-  readonly total: number;
-  readonly mismatch: number;
-  readonly ambiguous: number;
-  readonly ok: boolean;
-}
+export { formatSceneComparison, type SceneComparison } from '../judge/judge.ts';
 
 function gpuClosestHits(raw: NonNullable<GpuSceneRaw['rays']>): ClosestHits {
   const n = raw.box.length;
@@ -45,53 +38,19 @@ function gpuPairResults(raw: NonNullable<GpuSceneRaw['pairs']>): PairResults {
  * const cmp = compareScene(scene, raw);
  * if (!cmp.ok) process.exitCode = 1;
  */
-export function compareScene(scene: Scene, gpu: GpuSceneRaw, ref: CpuSceneRaw = runReference(scene), onProgress?: ProgressFn): SceneComparison {
-  const comparisons: Comparison[] = [];
-  if (scene.rays) {
-    if (!gpu.rays || gpu.rays.box.length !== scene.rays.count) {
-      throw new Error(`GPU returned ${gpu.rays?.box.length ?? 'no'} closest hits for ${scene.rays.count} rays`);
-    }
-    onProgress?.('comparing closest hits…');
-    comparisons.push(compareClosestHits({ boxes: scene.boxes, rays: scene.rays, origin: gpu.origin }, gpuClosestHits(gpu.rays), ref.hits));
+export function compareScene(scene: Scene, gpu: GpuSceneRaw, ref?: CpuSceneRaw, onProgress?: ProgressFn): SceneComparison {
+  if (scene.rays && (!gpu.rays || gpu.rays.box.length !== scene.rays.count)) {
+    throw new Error(`GPU returned ${gpu.rays?.box.length ?? 'no'} closest hits for ${scene.rays.count} rays`);
   }
-  if (scene.pairs) {
-    if (!gpu.pairs || gpu.pairs.gap.length !== scene.pairs.length / 2) {
-      throw new Error(`GPU returned ${gpu.pairs?.gap.length ?? 'no'} pair results for ${scene.pairs.length / 2} pairs`);
-    }
-    onProgress?.('comparing pairs…');
-    comparisons.push(comparePairs({ a: scene.boxes, pairs: scene.pairs, origin: gpu.origin }, gpuPairResults(gpu.pairs), ref.pairs));
+  if (scene.pairs && (!gpu.pairs || gpu.pairs.gap.length !== scene.pairs.length / 2)) {
+    throw new Error(`GPU returned ${gpu.pairs?.gap.length ?? 'no'} pair results for ${scene.pairs.length / 2} pairs`);
   }
-  if (scene.allPairs) {
-    if (!gpu.allPairs) {
-      throw new Error('GPU returned no all-pairs list');
-    }
-    onProgress?.('comparing all pairs…');
-    comparisons.push(comparePairLists({ a: scene.boxes, origin: gpu.origin }, Uint32Array.from(gpu.allPairs), ref.allPairs));
+  if (scene.allPairs && !gpu.allPairs) {
+    throw new Error('GPU returned no all-pairs list');
   }
-  const sum = (f: (c: Comparison) => number): number => comparisons.reduce((s, c) => s + f(c), 0);
-  const mismatch = sum((c) => c.mismatch);
-  return { comparisons, total: sum((c) => c.total), mismatch, ambiguous: sum((c) => c.ambiguous), ok: mismatch === 0 };
-}
-
-/**
- * The report `webgpu-obb verify` prints: scene, adapter, one block per query, a verdict line.
- *
- * @example
- * console.log(formatSceneComparison('scene.json', scene, raw.adapter, cmp));
- * // …
- * // OK: 0 mismatch, 2 ambiguous in 45000 cases
- */
-export function formatSceneComparison(name: string, scene: Scene, adapter: string, cmp: SceneComparison): string {
-  const lines = [`scene: ${name} (${describeScene(scene)})`, `adapter: ${adapter}`];
-  for (const c of cmp.comparisons) {
-    lines.push(formatComparison(c));
-  }
-  if (cmp.comparisons.length === 0) {
-    lines.push('nothing to compare: the scene has no rays, pairs or allPairs');
-  }
-  lines.push(
-    `${cmp.ok ? 'OK' : 'FAIL'}: ${cmp.mismatch} mismatch, ${cmp.ambiguous} ambiguous in ${cmp.total} cases` +
-      (cmp.ok ? ' — the GPU agrees with the float64 reference' : ' — the GPU disagrees with the float64 reference'),
-  );
-  return lines.join('\n');
+  return compareAnswers(scene, {
+    ...(gpu.rays ? { hits: gpuClosestHits(gpu.rays) } : {}),
+    ...(gpu.pairs ? { pairs: gpuPairResults(gpu.pairs) } : {}),
+    ...(gpu.allPairs ? { allPairs: Uint32Array.from(gpu.allPairs) } : {}),
+  }, { origin: gpu.origin, ...(ref ? { reference: ref } : {}), ...(onProgress ? { onProgress } : {}) });
 }

@@ -134,6 +134,8 @@ export interface RayCompareInput {
   readonly options?: RaycastOptions;
   /** The floating origin the GPU positions were re-based to (BoxSet.origin); default [0, 0, 0]. */
   readonly origin?: Vec3;
+  /** Unit roundoff of the implementation judged (default float32's; UNIT_ROUNDOFF in ./errorModel.ts). */
+  readonly unitRoundoff?: number;
 }
 
 function vecOf(data: Float64Array, offset: number): Vec3 {
@@ -185,6 +187,8 @@ interface RayBoxDiag {
   /** Bound on the entry distance (for closest-box ties). */
   readonly s: RayObbScratch;
   readonly scale: number;
+  /** Unit roundoff the bounds were made with. */
+  readonly u: number;
 }
 
 function localD(s: RayObbScratch, k: number): number {
@@ -224,12 +228,13 @@ function diagnoseRayBox(input: RayCompareInput, r: number, b: number, s: RayObbS
     norm(rd[ro]! - ox, rd[ro + 1]! - oy, rd[ro + 2]! - oz) +
     norm(bd[bo]! - ox, bd[bo + 1]! - oy, bd[bo + 2]! - oz) +
     norm(bd[bo + 3]!, bd[bo + 4]!, bd[bo + 5]!);
+  const u = input.unitRoundoff ?? F32_UNIT_ROUNDOFF;
   const tMax = Math.min(rd[ro + RAY_F64.MAX]!, F32_MAX);
-  const bNear = s.nearFace === FACE_NONE ? 0 : rayDistanceBound(scale, s.tNear, localD(s, s.nearFace >> 1));
-  const bFar = s.farFace === FACE_NONE ? 0 : rayDistanceBound(scale, s.tFar, localD(s, s.farFace >> 1));
-  const bMax = 2 * F32_UNIT_ROUNDOFF * Math.abs(tMax);
+  const bNear = s.nearFace === FACE_NONE ? 0 : rayDistanceBound(scale, s.tNear, localD(s, s.nearFace >> 1), u);
+  const bFar = s.farFace === FACE_NONE ? 0 : rayDistanceBound(scale, s.tFar, localD(s, s.farFace >> 1), u);
+  const bMax = 2 * u * Math.abs(tMax);
   let why = '';
-  if (s.parallelSlack !== F32_MAX && Math.abs(s.parallelSlack) <= positionBound(scale)) {
+  if (s.parallelSlack !== F32_MAX && Math.abs(s.parallelSlack) <= positionBound(scale, u)) {
     why = 'in-face-plane';
   } else if (s.parallelSlack < 0) {
     why = '';
@@ -249,7 +254,7 @@ function diagnoseRayBox(input: RayCompareInput, r: number, b: number, s: RayObbS
   if (hit && s.face !== FACE_NONE) {
     tBound = inside ? bFar : bNear;
   }
-  return { hit, t: hit ? s.t : Infinity, face: s.face, inside, fragile: why !== '', fragileWhy: why, tBound, s, scale };
+  return { hit, t: hit ? s.t : Infinity, face: s.face, inside, fragile: why !== '', fragileWhy: why, tBound, s, scale, u };
 }
 
 /** The smallest t over the boxes whose hit on ray r is robust (Infinity if none), with its bound. */
@@ -279,7 +284,7 @@ function faceTies(diag: RayBoxDiag, boxes: BoxArray, b: number, gpuFace: number)
   }
   const k = gpuFace >> 1;
   const tk = slabDistance(diag.s, half(boxes, b, k), gpuFace);
-  const bk = rayDistanceBound(diag.scale, tk, localD(diag.s, k));
+  const bk = rayDistanceBound(diag.scale, tk, localD(diag.s, k), diag.u);
   return Number.isFinite(tk) && Math.abs(tk - diag.t) <= bk + diag.tBound;
 }
 
@@ -517,6 +522,8 @@ export interface PairCompareInput {
   readonly options?: SatOptions;
   /** Floating origins the GPU positions were re-based to (default [0, 0, 0]). */
   readonly origin?: Vec3;
+  /** Unit roundoff of the implementation judged (default float32's). */
+  readonly unitRoundoff?: number;
 }
 
 interface SatDiag {
@@ -527,9 +534,10 @@ interface SatDiag {
   readonly high: number;
   readonly scale: number;
   readonly s: SatScratch;
+  readonly u: number;
 }
 
-function diagnoseSat(a: BoxArray, ia: number, b: BoxArray, ib: number, faceOnly: boolean, origin: Vec3, s: SatScratch): SatDiag {
+function diagnoseSat(a: BoxArray, ia: number, b: BoxArray, ib: number, faceOnly: boolean, origin: Vec3, s: SatScratch, u = F32_UNIT_ROUNDOFF): SatDiag {
   const gap = obbObbSatAt(a.data, ia, b.data, ib, faceOnly, s);
   const ao = ia * BOX_F64.STRIDE;
   const bo = ib * BOX_F64.STRIDE;
@@ -548,8 +556,8 @@ function diagnoseSat(a: BoxArray, ia: number, b: BoxArray, ib: number, faceOnly:
       continue;
     }
     const lenSq = s.axisLenSq[k]!;
-    const optional = k >= 6 && Math.abs(lenSq - SAT_EDGE_EPS_SQ) <= edgeSkipBand(lenSq);
-    const bound = satGapBound(scale, lenSq);
+    const optional = k >= 6 && Math.abs(lenSq - SAT_EDGE_EPS_SQ) <= edgeSkipBand(lenSq, u);
+    const bound = satGapBound(scale, lenSq, u);
     if (s.tested[k] && !optional) {
       low = Math.max(low, g - bound);
     }
@@ -557,7 +565,7 @@ function diagnoseSat(a: BoxArray, ia: number, b: BoxArray, ib: number, faceOnly:
       high = Math.max(high, g + bound);
     }
   }
-  return { gap, axis: s.axis, low, high, scale, s };
+  return { gap, axis: s.axis, low, high, scale, s, u };
 }
 
 function pairInput(a: BoxArray, ia: number, b: BoxArray, ib: number): Record<string, unknown> {
@@ -585,7 +593,7 @@ export function comparePairs(
   for (let k = 0; k < n; k++) {
     const ia = input.pairs[2 * k]!;
     const ib = input.pairs[2 * k + 1]!;
-    const d = diagnoseSat(a, ia, b, ib, faceOnly, origin, s);
+    const d = diagnoseSat(a, ia, b, ib, faceOnly, origin, s, input.unitRoundoff);
     const refOverlap = d.gap <= tol;
     const gpuOverlap = gpu.overlap[k] === 1;
     const gg = gpu.gap[k]!;
@@ -600,14 +608,18 @@ export function comparePairs(
       tally.add(touching ? mk('ambiguous', 'touching', 'overlap decision within error') : mk('mismatch', 'overlap', 'overlap decision differs'));
       continue;
     }
-    if (gpuOverlap !== gg <= Math.fround(tol)) {
+    // The flag must follow the implementation's own gap (against the tolerance as its precision
+    // holds it: float32's rounding of 1e-6 for float32, within one rounding otherwise).
+    const tolHeld = (input.unitRoundoff ?? F32_UNIT_ROUNDOFF) === F32_UNIT_ROUNDOFF ? Math.fround(tol) : tol;
+    const tolSlack = (input.unitRoundoff ?? F32_UNIT_ROUNDOFF) === F32_UNIT_ROUNDOFF ? 0 : 2 * d.u * Math.abs(tol);
+    if (Math.abs(gg - tolHeld) > tolSlack && gpuOverlap !== gg <= tolHeld) {
       tally.add(mk('mismatch', 'inconsistent', 'GPU overlap flag disagrees with its own gap'));
       continue;
     }
     // The GPU's axis must be one the reference evaluated, with the same gap within its bound…
     const axisGap = d.s.axisGap[ag];
     const lenSq = d.s.axisLenSq[ag] ?? 0;
-    const bound = satGapBound(d.scale, lenSq);
+    const bound = satGapBound(d.scale, lenSq, d.u);
     if (ag >= (faceOnly ? 6 : 15) || axisGap === undefined || Number.isNaN(axisGap) || Math.abs(gg - axisGap) > bound) {
       tally.add(mk('mismatch', 'gap-error', `GPU gap differs from the reference gap on its axis (${fmt(axisGap ?? NaN)}, bound ${fmt(bound)})`));
       continue;
@@ -634,6 +646,8 @@ export interface PairListCompareInput {
   readonly origin?: Vec3;
   /** Origin of set b when it differs from a's (obbCross between two BoxSets). */
   readonly originB?: Vec3;
+  /** Unit roundoff of the implementation judged (default float32's). */
+  readonly unitRoundoff?: number;
 }
 
 /**
@@ -676,7 +690,7 @@ export function comparePairLists(
   const diff = [...g].filter((x) => !rset.has(x)).concat([...rset].filter((x) => !g.has(x)));
   for (const k of diff) {
     const [i, j] = k.split(',').map(Number) as [number, number];
-    const d = diagnoseSat(input.a, i, b, j, faceOnly, originA, s);
+    const d = diagnoseSat(input.a, i, b, j, faceOnly, originA, s, input.unitRoundoff);
     const touching = tol >= d.low && tol <= d.high;
     tally.add({
       index: i, verdict: touching ? 'ambiguous' : 'mismatch', reason: touching ? 'touching' : g.has(k) ? 'extra-pair' : 'missing-pair',

@@ -20,6 +20,10 @@
  *     bound_gap(L) = K_SAT · u · S / |L|,   S = |cA| + |cB| + ΣhA + ΣhB,  K_SAT = 32
  *   (first-order constant 18, doubled).
  *
+ * Every bound takes the unit roundoff u as its last argument (default float32's): the derivation
+ * counts roundings, so the same constants judge float16 or float64 arithmetic with their own u
+ * ({@link UNIT_ROUNDOFF}).
+ *
  * A decision (hit/miss, inside/outside, overlap/separate, which box is closest, which axis gives
  * the largest gap) is **ambiguous** when the float64 reference shows it within these bounds of
  * flipping; only then may the GPU differ. Anything else that differs is a **mismatch**.
@@ -42,13 +46,13 @@ const MIN_SLOPE = 1e-12;
  * @example
  * rayDistanceBound(100, 42, 0.5) // ≈ 5.3e-4
  */
-export function rayDistanceBound(scale: number, t: number, dk: number): number {
-  return (K_RAY * F32_UNIT_ROUNDOFF * (scale + Math.abs(t))) / Math.max(Math.abs(dk), MIN_SLOPE);
+export function rayDistanceBound(scale: number, t: number, dk: number, u = F32_UNIT_ROUNDOFF): number {
+  return (K_RAY * u * (scale + Math.abs(t))) / Math.max(Math.abs(dk), MIN_SLOPE);
 }
 
 /** Bound on a position-only quantity at `scale` (e.g. a parallel slab's `h − |p|`). */
-export function positionBound(scale: number): number {
-  return K_RAY * F32_UNIT_ROUNDOFF * scale;
+export function positionBound(scale: number, u = F32_UNIT_ROUNDOFF): number {
+  return K_RAY * u * scale;
 }
 
 /**
@@ -57,14 +61,24 @@ export function positionBound(scale: number): number {
  * @example
  * satGapBound(10, 1) // ≈ 1.9e-5 (a face axis)
  */
-export function satGapBound(scale: number, lenSq: number): number {
-  return (K_SAT * F32_UNIT_ROUNDOFF * scale) / Math.sqrt(Math.max(lenSq, 1e-30));
+export function satGapBound(scale: number, lenSq: number, u = F32_UNIT_ROUNDOFF): number {
+  return (K_SAT * u * scale) / Math.sqrt(Math.max(lenSq, 1e-30));
 }
 
 /**
  * Band around SAT_EDGE_EPS_SQ within which float32 may skip an edge-cross axis that float64
  * keeps, or the reverse (|L|² is computed with ≲ 8u·|L| absolute error).
  */
-export function edgeSkipBand(lenSq: number): number {
-  return 8 * F32_UNIT_ROUNDOFF * (Math.sqrt(lenSq) + F32_UNIT_ROUNDOFF);
+export function edgeSkipBand(lenSq: number, u = F32_UNIT_ROUNDOFF): number {
+  return 8 * u * (Math.sqrt(lenSq) + u);
 }
+
+/**
+ * Unit roundoff of the arithmetic an implementation uses: every bound above is first order in u
+ * (the constants count roundings, not bits), so an implementation in another precision is judged
+ * by the same model with its own u — float16 2⁻¹¹, float32 2⁻²⁴, float64 2⁻⁵³.
+ */
+export const UNIT_ROUNDOFF = { f16: 2 ** -11, f32: F32_UNIT_ROUNDOFF, f64: 2 ** -53 } as const;
+
+/** A precision name of {@link UNIT_ROUNDOFF}. */
+export type Precision = keyof typeof UNIT_ROUNDOFF;

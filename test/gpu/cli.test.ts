@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAT_AXIS_NAMES } from '../../src/constants.ts';
 import { BOX_F64, RAY_F64 } from '../../src/core/types.ts';
 import { mulberry32, randomBoxes, randomRays } from '../../src/scenes/generate.ts';
-import type { RayResult, SceneResult } from '../../src/cli/results.ts';
+import type { RayResult, SceneResult } from '../../src/files/results.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'webgpu-obb.js');

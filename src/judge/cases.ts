@@ -1,0 +1,262 @@
+/**
+ * The library's test suites as scene files, for any implementation to run and hand to the judge
+ * (`webgpu-obb cases DIR`): random scenes and the named adversarial groups of src/scenes/, one
+ * scene file per group, with a manifest saying what each group tests, its seed and its counts.
+ * Pure: returns the files' names and texts; the CLI writes them.
+ *
+ * Browser- and Node-safe.
+ *
+ * @example
+ * const { manifest, files } = caseFiles({ seed: 7, size: 'quick' });
+ * for (const f of files) await writeFile(join(dir, f.name), f.text);
+ */
+import { BOX_F64, RAY_F64, type BoxArray, type RayArray } from '../core/types.ts';
+import { adversarialPairGroups, adversarialRayGroups } from '../scenes/adversarial.ts';
+import { mulberry32, publishedSatPairs, randomBoxes, randomRays } from '../scenes/generate.ts';
+
+/** What a manifest says of one exported group. */
+export interface CaseSuite {
+  /** Stable name, `rays/grazing-edges`, `pairs/touching-faces`, `random/rays`, … */
+  readonly name: string;
+  /** The scene file, relative to the manifest. */
+  readonly scene: string;
+  /** Where `judge` looks for the implementation's answers, relative to the results folder. */
+  readonly result: string;
+  /** What the group tests. */
+  readonly tests: string;
+  readonly seed: number;
+  readonly boxes: number;
+  readonly rays?: number;
+  readonly pairs?: number;
+  readonly allPairs?: boolean;
+}
+
+/** The manifest.json `cases` writes next to the scene files. */
+export interface CaseManifest {
+  readonly kind: 'webgpu-obb-cases';
+  readonly version: 1;
+  readonly generator: string;
+  readonly seed: number;
+  readonly size: 'quick' | 'full';
+  readonly suites: readonly CaseSuite[];
+  /** Groups of the library's own suites that the scene format cannot express, and why. */
+  readonly notExported: readonly { readonly name: string; readonly why: string }[];
+}
+
+/** Options of {@link caseFiles}. */
+export interface CaseOptions {
+  readonly seed?: number;
+  /** 'quick' (default): a few MB in all; 'full': the random groups 10–20× larger. */
+  readonly size?: 'quick' | 'full';
+  /** Only the groups whose name equals or starts with one of these (`rays`, `pairs/containment`). */
+  readonly suites?: readonly string[];
+  /** Written into the manifest (default 'webgpu-obb'). */
+  readonly generator?: string;
+}
+
+const RAY_GROUP_TESTS: Readonly<Record<string, string>> = {
+  'grazing-edges': 'rays passing a box edge within 1e-3 … 0 of it, both sides',
+  'grazing-corners': 'rays passing a box corner within 1e-3 … 0 of it',
+  'face-plane': 'rays lying in, or just off, the plane of a face',
+  'origin-inside-solid': 'origins inside boxes: a solid box is hit at t = 0, inside',
+  'origin-on-surface': 'origins exactly on a box surface',
+  'flat-boxes': 'boxes with one zero half extent (flat rectangles)',
+  'flat-boxes-grazing': 'rays grazing the edges of flat boxes',
+  'axis-aligned-parallel': 'axis-aligned boxes and rays parallel to their faces',
+  'far-from-origin-1e4': 'boxes and rays 10⁴ from the world origin',
+  'max-distance': 'max distances that end short of, at and past a hit',
+};
+
+const PAIR_GROUP_TESTS: Readonly<Record<string, string>> = {
+  'near-parallel-edges': 'edges 1e-6 … 1e-2 rad from parallel at about contact distance (the edge-cross axes degenerate)',
+  'touching-faces': 'faces in contact, within float32 error of touching',
+  containment: 'one box inside the other',
+  'flat-boxes': 'boxes with a zero half extent',
+  'identical-orientation': 'equal axes (every edge-cross axis is zero)',
+  'far-from-origin-1e4': 'pairs 10⁴ from the world origin',
+  'axis-aligned': 'axis-aligned boxes',
+};
+
+/**
+ * The published regression case that fools a six-axis (face normals only) test: overlapping on
+ * all six face normals, separated along the edge-cross axis A1xB2. The same values as
+ * test/fixtures/seed-sat-case.json.
+ */
+const FACE_AXES_ONLY = [
+  { center: [0, 0, 0], halfExtents: [0.833764, 1.887452, 1.82353], axes: [[-0.443449, 0.528599, -0.723834], [0.293785, 0.848689, 0.439793], [0.846784, -0.017626, -0.531645]] },
+  { center: [-2.171778, -2.012874, 2.111567], halfExtents: [1.061493, 1.044604, 1.472044], axes: [[-0.319965, -0.256745, 0.911978], [0.917602, 0.155652, 0.365758], [-0.235857, 0.953863, 0.185786]] },
+] as const;
+
+function boxesJson(boxes: BoxArray): unknown[] {
+  const d = boxes.data;
+  const out: unknown[] = [];
+  for (let b = 0; b < boxes.count; b++) {
+    const o = b * BOX_F64.STRIDE;
+    const v = (k: number): number[] => [d[o + k]!, d[o + k + 1]!, d[o + k + 2]!];
+    out.push({ center: v(BOX_F64.CENTER), halfExtents: v(BOX_F64.HALF), axes: [v(BOX_F64.U), v(BOX_F64.V), v(BOX_F64.W)] });
+  }
+  return out;
+}
+
+function raysJson(rays: RayArray): unknown[] {
+  const d = rays.data;
+  const out: unknown[] = [];
+  for (let r = 0; r < rays.count; r++) {
+    const o = r * RAY_F64.STRIDE;
+    const max = d[o + RAY_F64.MAX]!;
+    out.push({
+      origin: [d[o]!, d[o + 1]!, d[o + 2]!], direction: [d[o + 3]!, d[o + 4]!, d[o + 5]!],
+      maxDistance: Number.isFinite(max) ? max : null,
+    });
+  }
+  return out;
+}
+
+function pairsJson(pairs: Uint32Array): number[][] {
+  const out: number[][] = [];
+  for (let k = 0; k < pairs.length; k += 2) {
+    out.push([pairs[k]!, pairs[k + 1]!]);
+  }
+  return out;
+}
+
+interface Group {
+  readonly name: string;
+  readonly tests: string;
+  readonly seed: number;
+  readonly boxes: unknown[];
+  readonly rays?: unknown[];
+  readonly pairs?: number[][];
+  readonly allPairs?: boolean;
+}
+
+function groups(seed: number, full: boolean): { groups: Group[]; notExported: { name: string; why: string }[] } {
+  const out: Group[] = [];
+  const notExported: { name: string; why: string }[] = [];
+  // Random scenes.
+  {
+    const rnd = mulberry32(seed);
+    const boxes = randomBoxes(full ? 5000 : 500, rnd, { extent: full ? 60 : 25, halfMin: 0.2, halfMax: 2 });
+    const rays = randomRays(full ? 100_000 : 5000, boxes, rnd, { extent: full ? 70 : 30 });
+    out.push({ name: 'random/rays', tests: 'random boxes and rays, half of them aimed at a box', seed, boxes: boxesJson(boxes), rays: raysJson(rays) });
+  }
+  {
+    const n = full ? 50_000 : 5000;
+    const boxes = publishedSatPairs(n, mulberry32(seed + 1));
+    const pairs = Uint32Array.from({ length: 2 * n }, (_, i) => i);
+    out.push({ name: 'random/pairs', tests: 'box pairs of the published SAT suite\'s distribution (pair k is boxes 2k, 2k + 1)', seed: seed + 1, boxes: boxesJson(boxes), pairs: pairsJson(pairs) });
+  }
+  {
+    const n = full ? 5000 : 800;
+    const boxes = randomBoxes(n, mulberry32(seed + 2), { extent: full ? 30 : 12, halfMin: 0.2, halfMax: 1.5 });
+    out.push({ name: 'random/all-pairs', tests: 'every overlapping pair among random boxes', seed: seed + 2, boxes: boxesJson(boxes), allPairs: true });
+  }
+  // The adversarial ray groups the format can express (solid boxes, no masks or exclusions).
+  for (const g of adversarialRayGroups(seed + 3)) {
+    const tests = RAY_GROUP_TESTS[g.name];
+    if (!g.solid || g.boxMasks || g.rayMasks || g.exclude || tests === undefined) {
+      notExported.push({ name: `rays/${g.name}`, why: !g.solid ? 'rays that exit boxes (solid: false): the scene format has solid boxes only' : 'masks and excluded boxes: the scene format has neither' });
+      continue;
+    }
+    out.push({ name: `rays/${g.name}`, tests, seed: seed + 3, boxes: boxesJson(g.boxes), rays: raysJson(g.rays) });
+  }
+  // The adversarial pair groups, listed pairs and all pairs of the same boxes.
+  for (const g of adversarialPairGroups(seed + 4)) {
+    const tests = PAIR_GROUP_TESTS[g.name] ?? g.name;
+    out.push({ name: `pairs/${g.name}`, tests, seed: seed + 4, boxes: boxesJson(g.boxes), pairs: pairsJson(g.pairs) });
+  }
+  {
+    const g = adversarialPairGroups(seed + 4).find((x) => x.name === 'touching-faces');
+    if (g) {
+      const count = Math.min(g.boxes.count, 600);
+      const boxes = { count, data: g.boxes.data.slice(0, count * BOX_F64.STRIDE) };
+      out.push({ name: 'all-pairs/touching-faces', tests: 'all pairs among boxes in face contact: every listed or missing pair is a touching one', seed: seed + 4, boxes: boxesJson(boxes), allPairs: true });
+    }
+  }
+  out.push({
+    name: 'pairs/face-axes-only', tests: 'the published case that a six-axis test gets wrong: separated only along the edge-cross axis A1xB2', seed: 0,
+    boxes: FACE_AXES_ONLY.map((b) => ({ center: [...b.center], halfExtents: [...b.halfExtents], axes: b.axes.map((a) => [...a]) })), pairs: [[0, 1], [1, 0]], allPairs: true,
+  });
+  return { groups: out, notExported };
+}
+
+/** The file name of a group: `rays/grazing-edges` → `rays--grazing-edges.scene.json`. */
+function fileOf(name: string, kind: 'scene' | 'result'): string {
+  return `${name.replace(/\//g, '--')}.${kind}.json`;
+}
+
+/**
+ * The suites as files: `manifest.json` and one `NAME.scene.json` per group. Deterministic for a
+ * seed and size.
+ *
+ * @example
+ * const { files } = caseFiles({ suites: ['rays/grazing'] }); // rays/grazing-edges, rays/grazing-corners
+ */
+export function caseFiles(options: CaseOptions = {}): { manifest: CaseManifest; files: { name: string; text: string }[] } {
+  const seed = options.seed ?? 20261201;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+    throw new RangeError(`seed must be an integer in 0..4294967295 (got ${String(options.seed)})`);
+  }
+  const size = options.size ?? 'quick';
+  if (size !== 'quick' && size !== 'full') {
+    throw new RangeError(`size must be quick or full (got ${String(size)})`);
+  }
+  const all = groups(seed, size === 'full');
+  const wanted = options.suites;
+  const picked = wanted ? all.groups.filter((g) => wanted.some((w) => g.name === w || g.name.startsWith(w))) : all.groups;
+  if (wanted && picked.length === 0) {
+    throw new RangeError(`--suite ${wanted.join(', ')} matches no group (have: ${all.groups.map((g) => g.name).join(', ')})`);
+  }
+  const files: { name: string; text: string }[] = [];
+  const suites: CaseSuite[] = [];
+  for (const g of picked) {
+    const scene: Record<string, unknown> = { description: `${g.name}: ${g.tests} (seed ${g.seed})`, boxes: g.boxes };
+    if (g.rays) {
+      scene['rays'] = g.rays;
+    }
+    if (g.pairs) {
+      scene['pairs'] = g.pairs;
+    }
+    if (g.allPairs) {
+      scene['allPairs'] = true;
+    }
+    files.push({ name: fileOf(g.name, 'scene'), text: `${JSON.stringify(scene)}\n` });
+    suites.push({
+      name: g.name, scene: fileOf(g.name, 'scene'), result: fileOf(g.name, 'result'), tests: g.tests, seed: g.seed, boxes: g.boxes.length,
+      ...(g.rays ? { rays: g.rays.length } : {}), ...(g.pairs ? { pairs: g.pairs.length } : {}), ...(g.allPairs ? { allPairs: true } : {}),
+    });
+  }
+  const manifest: CaseManifest = {
+    kind: 'webgpu-obb-cases', version: 1, generator: options.generator ?? 'webgpu-obb', seed, size, suites,
+    notExported: wanted ? all.notExported.filter((x) => wanted.some((w) => x.name.startsWith(w))) : all.notExported,
+  };
+  files.unshift({ name: 'manifest.json', text: `${JSON.stringify(manifest, null, 2)}\n` });
+  return { manifest, files };
+}
+
+/**
+ * Checks a manifest's JSON (what `judge` reads when given one instead of a scene).
+ *
+ * @example
+ * const manifest = parseManifest(JSON.parse(text));
+ */
+export function parseManifest(json: unknown): CaseManifest {
+  const m = json as Partial<CaseManifest> | null;
+  if (typeof m !== 'object' || m === null || m.kind !== 'webgpu-obb-cases' || !Array.isArray(m.suites)) {
+    throw new RangeError('not a webgpu-obb cases manifest (kind "webgpu-obb-cases" with a suites list)');
+  }
+  m.suites.forEach((s, k) => {
+    if (typeof s?.name !== 'string' || typeof s.scene !== 'string' || typeof s.result !== 'string') {
+      throw new RangeError(`suites[${k}] needs name, scene and result`);
+    }
+    if (/(^|[\\/])\.\.([\\/]|$)|^[\\/]/.test(s.scene) || /(^|[\\/])\.\.([\\/]|$)|^[\\/]/.test(s.result)) {
+      throw new RangeError(`suites[${k}] points outside its folder (${s.scene}, ${s.result})`);
+    }
+  });
+  return m as CaseManifest;
+}
+
+/** True when a parsed JSON value looks like a cases manifest rather than a scene. */
+export function isManifest(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && (json as { kind?: unknown }).kind === 'webgpu-obb-cases';
+}

@@ -1,0 +1,68 @@
+/**
+ * A judged run as JUnit XML, the format CI systems read (GitHub Actions reporters, GitLab,
+ * Jenkins): one `<testcase>` per judged group, failed by its mismatches (each with its reason and
+ * detail), an `<error>` when the group's result file could not be judged (malformed, missing).
+ *
+ * Browser- and Node-safe.
+ *
+ * @example
+ * await writeFile('judge.xml', junitReport([{ name: 'rays/grazing-edges', comparison }]));
+ */
+import type { SceneComparison } from './judge.ts';
+
+/** One judged group: its comparison, or why it could not be judged. */
+export interface JudgedGroup {
+  readonly name: string;
+  readonly comparison?: SceneComparison;
+  /** A malformed or missing result file (exit 2 when alone). */
+  readonly error?: string;
+  readonly seconds?: number;
+}
+
+/** XML 1.0 text: the five entities, and characters XML cannot hold dropped. */
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+function reasons(r: Readonly<Record<string, number>>): string {
+  return Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+/**
+ * The JUnit XML of a judged run (`suite` names the whole run).
+ *
+ * @example
+ * junitReport([{ name: 'random/rays', comparison }], 'my-kernel vs webgpu-obb')
+ */
+export function junitReport(groups: readonly JudgedGroup[], suite = 'webgpu-obb judge'): string {
+  const failures = groups.filter((g) => g.comparison && !g.comparison.ok).length;
+  const errors = groups.filter((g) => !g.comparison).length;
+  const time = groups.reduce((s, g) => s + (g.seconds ?? 0), 0);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xmlEscape(suite)}" tests="${groups.length}" failures="${failures}" errors="${errors}" time="${time.toFixed(3)}">`,
+    `  <testsuite name="${xmlEscape(suite)}" tests="${groups.length}" failures="${failures}" errors="${errors}" skipped="0" time="${time.toFixed(3)}">`,
+  ];
+  for (const g of groups) {
+    const slash = g.name.indexOf('/');
+    const classname = slash > 0 ? g.name.slice(0, slash) : 'scene';
+    lines.push(`    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(g.name)}" time="${(g.seconds ?? 0).toFixed(3)}">`);
+    const c = g.comparison;
+    if (!c) {
+      lines.push(`      <error type="result-file" message="${xmlEscape(g.error ?? 'not judged')}"/>`);
+    } else {
+      const summary = c.comparisons.map((x) =>
+        `${x.family}: ${x.total} cases, ${x.agree} agree, ${x.ambiguous} ambiguous${x.ambiguous ? ` (${reasons(x.ambiguousByReason)})` : ''}, ${x.mismatch} mismatch${x.mismatch ? ` (${reasons(x.mismatchByReason)})` : ''}`);
+      if (!c.ok) {
+        const detail = c.comparisons.flatMap((x) => x.cases.filter((k) => k.verdict === 'mismatch').map((k) => `${x.family} ${k.reason}: ${k.detail}\n  input: ${JSON.stringify(k.input)}`));
+        lines.push(`      <failure type="mismatch" message="${xmlEscape(`${c.mismatch} mismatch in ${c.total} cases (${c.comparisons.map((x) => reasons(x.mismatchByReason)).filter(Boolean).join(', ')})`)}">${xmlEscape(detail.join('\n'))}</failure>`);
+      }
+      lines.push(`      <system-out>${xmlEscape(summary.join('\n'))}</system-out>`);
+    }
+    lines.push('    </testcase>');
+  }
+  lines.push('  </testsuite>', '</testsuites>', '');
+  return lines.join('\n');
+}

@@ -1,0 +1,277 @@
+/**
+ * Reading a result file written by any implementation (docs/design.md, "Scene and result
+ * files") against the scene it answers, strictly: every entry present, of the right shape and
+ * in range, or a {@link ResultError} naming the first one that is not (`rays[17].t is not a
+ * number`). What comes out is the typed form the comparator reads: per ray the box, t, the face
+ * its normal names and the inside flag; per pair the overlap, gap and axis; the all-pairs list
+ * flat and sorted.
+ *
+ * Browser- and Node-safe.
+ *
+ * @example
+ * const typed = parseResult(JSON.parse(text), scene); // throws ResultError('rays[3].normal', …)
+ */
+import { FACE_NONE, SAT_AXIS_NAMES } from '../constants.ts';
+import { describeValue } from '../core/canonical.ts';
+import { BOX_F64 } from '../core/types.ts';
+import type { ClosestHits, PairResults } from '../core/queries.ts';
+import type { Scene } from '../files/scene.ts';
+
+/**
+ * A result file that does not answer its scene: malformed, incomplete, or out of range. `path`
+ * names the value, e.g. `rays[3].normal[1]`, `allPairs[12]`, `pairs` (empty for the whole file).
+ */
+export class ResultError extends Error {
+  override readonly name = 'ResultError';
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(path ? `${path} ${detail}` : detail);
+  }
+}
+
+/** A result file in typed form (what {@link judgeScene} compares). */
+export interface ParsedResult {
+  readonly backend: string;
+  readonly adapter: string;
+  /** Closest hits; `face` is the face the entry's normal names (FACE_NONE without one). */
+  readonly hits?: ClosestHits;
+  /** Per ray: the entry gave a normal that is not one of its box's face normals. */
+  readonly badNormal?: Uint8Array;
+  readonly pairs?: PairResults;
+  /** Flat sorted `[i0, j0, …]`, i < j. */
+  readonly allPairs?: Uint32Array;
+  /** Top-level fields the format does not know. */
+  readonly unknownFields: readonly string[];
+}
+
+const RESULT_FIELDS = new Set(['backend', 'adapter', 'rays', 'pairs', 'allPairs']);
+const QUIET_FIELDS = new Set(['description', 'comment', '$schema', 'implementation', 'precision']);
+const AXIS_IDS = new Map<string, number>(SAT_AXIS_NAMES.map((n, k) => [n, k]));
+
+/** A face normal must be within this of a box axis (cosine), or it names no face. */
+const FACE_COSINE = 0.999;
+
+function record(value: unknown, path: string): Readonly<Record<string, unknown>> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ResultError(path, `must be an object (got ${describeValue(value)})`);
+  }
+  return value as Readonly<Record<string, unknown>>;
+}
+
+function list(value: unknown, path: string, length?: number, what = 'entries'): readonly unknown[] {
+  if (!Array.isArray(value)) {
+    throw new ResultError(path, `must be an array (got ${describeValue(value)})`);
+  }
+  if (length !== undefined && value.length !== length) {
+    throw new ResultError(path, `has ${value.length} ${what}; the scene has ${length}`);
+  }
+  return value;
+}
+
+function finite(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new ResultError(path, `is not a finite number (got ${describeValue(value)})`);
+  }
+  return value;
+}
+
+function vec3(value: unknown, path: string): [number, number, number] {
+  const v = list(value, path);
+  if (v.length !== 3) {
+    throw new ResultError(path, `must be three numbers (got ${v.length})`);
+  }
+  return [finite(v[0], `${path}[0]`), finite(v[1], `${path}[1]`), finite(v[2], `${path}[2]`)];
+}
+
+function boxIndex(value: unknown, path: string, count: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= count) {
+    throw new ResultError(path, `is not a box index (0..${count - 1}; got ${describeValue(value)})`);
+  }
+  return value;
+}
+
+function flag(value: unknown, path: string): boolean {
+  if (typeof value !== 'boolean') {
+    throw new ResultError(path, `must be true or false (got ${describeValue(value)})`);
+  }
+  return value;
+}
+
+function only(rec: Readonly<Record<string, unknown>>, path: string, fields: readonly string[]): void {
+  for (const k of Object.keys(rec)) {
+    if (!fields.includes(k)) {
+      throw new ResultError(`${path}.${k}`, `is not a field of this entry (${fields.join(', ')})`);
+    }
+  }
+}
+
+/** The face of box `b` whose outward normal `n` is (FACE_NONE when it is none of them). */
+export function faceOfNormal(scene: Scene, b: number, n: readonly [number, number, number]): number {
+  const d = scene.boxes.data;
+  const len = Math.hypot(n[0], n[1], n[2]);
+  if (!(len > 0)) {
+    return FACE_NONE;
+  }
+  for (let k = 0; k < 3; k++) {
+    const o = b * BOX_F64.STRIDE + BOX_F64.U + 3 * k;
+    const c = (n[0] * d[o]! + n[1] * d[o + 1]! + n[2] * d[o + 2]!) / len;
+    if (c >= FACE_COSINE) {
+      return 2 * k;
+    }
+    if (c <= -FACE_COSINE) {
+      return 2 * k + 1;
+    }
+  }
+  return FACE_NONE;
+}
+
+function parseRays(value: unknown, scene: Scene): { hits: ClosestHits; badNormal: Uint8Array } {
+  const n = scene.rays!.count;
+  const items = list(value, 'rays', n);
+  const box = new Int32Array(n).fill(-1);
+  const t = new Float64Array(n).fill(Infinity);
+  const face = new Uint8Array(n).fill(FACE_NONE);
+  const inside = new Uint8Array(n);
+  const badNormal = new Uint8Array(n);
+  items.forEach((item, r) => {
+    const path = `rays[${r}]`;
+    const e = record(item, path);
+    const hit = flag(e['hit'], `${path}.hit`);
+    if (!hit) {
+      only(e, path, ['hit']);
+      return;
+    }
+    only(e, path, ['hit', 'box', 't', 'point', 'normal', 'inside']);
+    const b = boxIndex(e['box'], `${path}.box`, scene.boxes.count);
+    const tr = finite(e['t'], `${path}.t`);
+    if (tr < 0) {
+      throw new ResultError(`${path}.t`, `is negative (${tr}); distances along a ray are >= 0`);
+    }
+    if (e['point'] !== undefined) {
+      vec3(e['point'], `${path}.point`);
+    }
+    box[r] = b;
+    t[r] = tr;
+    inside[r] = flag(e['inside'], `${path}.inside`) ? 1 : 0;
+    if (e['normal'] !== undefined) {
+      const f = faceOfNormal(scene, b, vec3(e['normal'], `${path}.normal`));
+      face[r] = f;
+      badNormal[r] = f === FACE_NONE ? 1 : 0;
+    }
+  });
+  return { hits: { count: n, box, t, face, inside }, badNormal };
+}
+
+function parsePairs(value: unknown, scene: Scene): PairResults {
+  const n = scene.pairs!.length / 2;
+  const items = list(value, 'pairs', n);
+  const overlap = new Uint8Array(n);
+  const gap = new Float64Array(n);
+  const axis = new Uint8Array(n);
+  items.forEach((item, k) => {
+    const path = `pairs[${k}]`;
+    const e = record(item, path);
+    only(e, path, ['overlap', 'gap', 'axis']);
+    overlap[k] = flag(e['overlap'], `${path}.overlap`) ? 1 : 0;
+    gap[k] = finite(e['gap'], `${path}.gap`);
+    const a = e['axis'];
+    const id = typeof a === 'string' ? AXIS_IDS.get(a) : undefined;
+    if (id === undefined) {
+      throw new ResultError(`${path}.axis`, `is not a SAT axis name (A0…A2, B0…B2, AixBj; got ${describeValue(a)})`);
+    }
+    axis[k] = id;
+  });
+  return { count: n, overlap, gap, axis };
+}
+
+function parseAllPairs(value: unknown, scene: Scene): Uint32Array {
+  const items = list(value, 'allPairs');
+  const out = new Uint32Array(2 * items.length);
+  items.forEach((item, k) => {
+    const path = `allPairs[${k}]`;
+    const p = list(item, path);
+    if (p.length !== 2) {
+      throw new ResultError(path, `must be a pair [i, j] (got ${p.length} numbers)`);
+    }
+    const i = boxIndex(p[0], `${path}[0]`, scene.boxes.count);
+    const j = boxIndex(p[1], `${path}[1]`, scene.boxes.count);
+    if (i >= j) {
+      throw new ResultError(path, `= [${i}, ${j}] does not have i < j (each pair is listed once, i < j)`);
+    }
+    if (k > 0) {
+      const pi = out[2 * k - 2]!, pj = out[2 * k - 1]!;
+      if (pi > i || (pi === i && pj >= j)) {
+        throw new ResultError(path, `= [${i}, ${j}] ${pi === i && pj === j ? 'repeats the pair before it' : `comes after [${pi}, ${pj}]: the list must be sorted`}`);
+      }
+    }
+    out[2 * k] = i;
+    out[2 * k + 1] = j;
+  });
+  return out;
+}
+
+/**
+ * Validates a result file's JSON against `scene` and returns it in typed form. Throws
+ * {@link ResultError} naming the first value that is missing, malformed or out of range; a
+ * query the scene asked for and the file lacks is an error too (`rays is missing`).
+ *
+ * @example
+ * const typed = parseResult(JSON.parse(text), scene);
+ * typed.hits?.box[0] // -1 for a miss
+ */
+export function parseResult(json: unknown, scene: Scene): ParsedResult {
+  const rec = record(json, '');
+  const text = (k: string): string => {
+    const v = rec[k];
+    if (v === undefined) {
+      return '';
+    }
+    if (typeof v !== 'string') {
+      throw new ResultError(k, `must be a string (got ${describeValue(v)})`);
+    }
+    return v;
+  };
+  const out: { -readonly [K in keyof ParsedResult]: ParsedResult[K] } = {
+    backend: text('backend'), adapter: text('adapter'),
+    unknownFields: Object.keys(rec).filter((k) => !RESULT_FIELDS.has(k) && !QUIET_FIELDS.has(k)),
+  };
+  const need = (k: 'rays' | 'pairs' | 'allPairs', asked: boolean): boolean => {
+    if (asked && rec[k] === undefined) {
+      throw new ResultError(k, `is missing: the scene asks for ${k === 'rays' ? 'closest hits' : k === 'pairs' ? 'listed pairs' : 'all pairs'}`);
+    }
+    if (!asked && rec[k] !== undefined) {
+      throw new ResultError(k, 'is present, but the scene does not ask for it');
+    }
+    return asked;
+  };
+  if (need('rays', scene.rays !== undefined)) {
+    const r = parseRays(rec['rays'], scene);
+    out.hits = r.hits;
+    out.badNormal = r.badNormal;
+  }
+  if (need('pairs', scene.pairs !== undefined)) {
+    out.pairs = parsePairs(rec['pairs'], scene);
+  }
+  if (need('allPairs', scene.allPairs)) {
+    out.allPairs = parseAllPairs(rec['allPairs'], scene);
+  }
+  return out;
+}
+
+/**
+ * Parses result-file text; JSON syntax errors become a {@link ResultError} too.
+ *
+ * @example
+ * parseResultText(await readFile('result.json', 'utf8'), scene)
+ */
+export function parseResultText(text: string, scene: Scene): ParsedResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    throw new ResultError('', `not valid JSON (${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')})`);
+  }
+  return parseResult(json, scene);
+}
