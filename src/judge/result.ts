@@ -87,7 +87,7 @@ function vec3(value: unknown, path: string): [number, number, number] {
 
 function boxIndex(value: unknown, path: string, count: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= count) {
-    throw new ResultError(path, `is not a box index (0..${count - 1}; got ${describeValue(value)})`);
+    throw new ResultError(path, `is not a box index (0..${count - 1}; got ${typeof value === 'number' ? value : describeValue(value)})`);
   }
   return value;
 }

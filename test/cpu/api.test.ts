@@ -15,6 +15,7 @@ const ENTRIES = {
   'webgpu-obb/reference': 'src/reference/index.ts',
   'webgpu-obb/node': 'src/node/runtime.ts',
   'webgpu-obb/three': 'src/three/index.ts',
+  'webgpu-obb/judge': 'src/judge/index.ts',
 } as const;
 
 const program = ts.createProgram(Object.values(ENTRIES).map((f) => root + f), {
