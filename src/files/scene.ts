@@ -13,6 +13,7 @@ import { boxArrayFrom, describeValue, rayArrayFrom } from '../core/canonical.ts'
 import type { BoxArray, BoxInput, Ray, RayArray, Vec3 } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
 import { checkBoxRange, checkRayRange, defaultOrigin } from '../core/inputs.ts';
+import { FileFieldError } from './fieldError.ts';
 
 /** Top-level scene fields that are known without being queries (ignored silently). */
 const QUIET_FIELDS = new Set(['description', 'comment', '$schema']);
@@ -27,14 +28,8 @@ const SCENE_FIELDS = new Set(['boxes', 'rays', 'pairs', 'allPairs']);
  *   if (e instanceof SceneError) console.error(e.message); // "boxes[3].halfExtents[1] is negative (-0.5); …"
  * }
  */
-export class SceneError extends Error {
+export class SceneError extends FileFieldError {
   override readonly name = 'SceneError';
-  constructor(
-    readonly path: string,
-    readonly detail: string,
-  ) {
-    super(path ? `${path} ${detail}` : detail);
-  }
 }
 
 /** A validated scene: canonical boxes and rays, flat pairs, and which queries to run. */

@@ -16,19 +16,14 @@ import { describeValue } from '../core/canonical.ts';
 import { BOX_F64 } from '../core/types.ts';
 import type { ClosestHits, PairResults } from '../core/queries.ts';
 import type { Scene } from '../files/scene.ts';
+import { FileFieldError } from '../files/fieldError.ts';
 
 /**
  * A result file that does not answer its scene: malformed, incomplete, or out of range. `path`
  * names the value, e.g. `rays[3].normal[1]`, `allPairs[12]`, `pairs` (empty for the whole file).
  */
-export class ResultError extends Error {
+export class ResultError extends FileFieldError {
   override readonly name = 'ResultError';
-  constructor(
-    readonly path: string,
-    readonly detail: string,
-  ) {
-    super(path ? `${path} ${detail}` : detail);
-  }
 }
 
 /** A result file in typed form (what {@link judgeScene} compares). */
