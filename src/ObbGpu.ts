@@ -15,7 +15,7 @@ import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOption
 import { getKernel, type KernelName } from './runtime/pipelines.ts';
 import { Bvh } from './tree/Bvh.ts';
 import { FrustumCuller, type FrustumDraw } from './frustum/FrustumCuller.ts';
-import { LidarSensor, type LidarOptions, type LidarSweep } from './lidar/LidarSensor.ts';
+import { LidarSensor, type LidarOptions, type LidarSweep, type LidarSweepJob, type LidarSweepOptions } from './lidar/LidarSensor.ts';
 import type { LidarDescription, LidarPose } from './core/lidar.ts';
 import type { Plane } from './core/frustum.ts';
 import { RayQueries, type RayKernelTuning, type GpuAllHits, type GpuClosestHits, type GpuHitBuffers, type GpuRayOptions } from './rays/RayQueries.ts';
@@ -328,18 +328,40 @@ export class ObbGpu {
   }
 
   /**
-   * One LiDAR sweep over `set`: range image and hit boxes; with `points: true` also the points
-   * (read back, and left on the GPU in `sensor.pointsBuffer`). A sensor of the bvh method walks the set's managed BVH
-   * (built or refitted here when stale); the raster method needs no tree.
+   * One LiDAR sweep over `set`: range image, hit boxes and returns per box; with `points: true`
+   * also the points (read back, and left on the GPU in `sensor.pointsBuffer`), with `fields: true`
+   * the per-point fields (float64: sensor-frame and world xyz, time, incidence). With `poseEnd`
+   * and/or `boxMotion` (and a sensor whose sweepTime > 0), the sensor and the listed boxes move
+   * during the sweep (each column at its own time). A sweep by the tree (a sensor of the bvh
+   * method, or any sweep with motion) walks the set's managed BVH (built or refitted here when
+   * stale); the raster method needs no tree.
    *
    * @example
    * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });
+   * const moving = await gpu.lidarSweep(lidar, set, pose, { poseEnd, boxMotion: { boxes: [3, 9], velocity: [10, 0, 0, 0, -5, 0] } });
    */
-  lidarSweep(sensor: LidarSensor, set: BoxSet, pose: LidarPose, options: { readonly points?: boolean; readonly mask?: number } = {}): Promise<LidarSweep> {
+  lidarSweep(sensor: LidarSensor, set: BoxSet, pose: LidarPose, options: LidarSweepOptions = {}): Promise<LidarSweep> {
     const op = 'lidarSweep';
     return this.ctx.named(op, () => {
       checkBound(this.ctx, sensor, 'sensor', 'LidarSensor', (v) => v instanceof LidarSensor, op);
       return sensor.sweep(set, () => this.currentTree(set, op), pose, options);
+    });
+  }
+
+  /**
+   * Several sensors swept over one set in one submission and one readback (each with its own
+   * table, pose and options; each sensor at most once).
+   *
+   * @example
+   * const [front, roof] = await gpu.lidarSweepMany(set, [{ sensor: a, pose: pa }, { sensor: b, pose: pb, options: { fields: true } }]);
+   */
+  lidarSweepMany(set: BoxSet, sweeps: readonly LidarSweepJob[]): Promise<LidarSweep[]> {
+    const op = 'lidarSweepMany';
+    return this.ctx.named(op, () => {
+      if (Array.isArray(sweeps)) {
+        sweeps.forEach((job, k) => checkBound(this.ctx, job?.sensor, `sweeps[${k}].sensor`, 'LidarSensor', (v) => v instanceof LidarSensor, op));
+      }
+      return LidarSensor.sweepMany(this.ctx, set, () => this.currentTree(set, op), sweeps, op);
     });
   }
 

@@ -31,7 +31,7 @@ export {
 export * from './constants.ts';
 export { recordCount, rayCount, canonicalRays, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
 export { rebasePlanes } from './core/frustum.ts';
-export { checkLidar, checkPose, lidarTables, poseAxes } from './core/lidar.ts';
+export { checkLidar, checkPose, checkMotion, lidarTables, lidarRayAzimuths, poseAxes, columnFrames, columnAngle, columnTime, boxAtTime, slerp, lidarExtendedReason, type ColumnFrame } from './core/lidar.ts';
 export { checkPairs } from './core/queries.ts';
 export { symmetricEigen3, type SymmetricEigen3 } from './core/jacobi.ts';
 export { writeBoxRecord, describeValue } from './core/canonical.ts';
@@ -45,7 +45,7 @@ export { PairQueries, type PairListOptions } from './pairs/PairQueries.ts';
 export { gridOf, GRID_MAX_CROWDING, type GridLayout } from './pairs/gridLayout.ts';
 export { sortPairs } from './pairs/order.ts';
 export { Bvh, type BvhSnapshot, type BuildPhase } from './tree/Bvh.ts';
-export { LidarSensor, lidarRasterizable, lidarKernelTables } from './lidar/LidarSensor.ts';
+export { LidarSensor, lidarRasterizable, lidarRasterReason, lidarKernelTables, lidarRayTable } from './lidar/LidarSensor.ts';
 export { FrustumCuller } from './frustum/FrustumCuller.ts';
 
 // Scene helpers the benchmarks and tests use besides the main entry's generators.

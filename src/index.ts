@@ -31,7 +31,11 @@ export {
 export { MATRIX_SHEAR_TOLERANCE, obbFromAxes, obbFromMatrix, obbFromPoints, obbFromQuaternion } from './core/construct.ts';
 export { obbCorners, obbEdges, obbFromAabb, obbToAabb, rayFromScreen, type ScreenRayOptions } from './core/helpers.ts';
 export { frustumPlanes, type Plane } from './core/frustum.ts';
-export { linearElevations, type LidarDescription, type LidarPose } from './core/lidar.ts';
+export { linearElevations, mountPose, type LidarDescription, type LidarPose, type LidarMotion, type BoxMotion } from './core/lidar.ts';
+export {
+  writePcd, writePly, writeKittiBin, writePointCloud, pointCloudExtension, POINT_CLOUD_FORMATS,
+  type LidarPointCloud, type PointFrame,
+} from './files/pointCloud.ts';
 export type { RaycastOptions, SatOptions, ClosestHits, AllHits, PairResults } from './core/queries.ts';
 export { GPU_MAX_COORDINATE, type RaySource } from './core/inputs.ts';
 export {
@@ -47,7 +51,7 @@ export {
 export { BoxSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
 export type { GpuClosestHits, GpuAllHits, GpuHitBuffers, RayKernelTuning } from './rays/RayQueries.ts';
 export type { GpuPairResults, GpuPairList } from './pairs/PairQueries.ts';
-export type { LidarSensor, LidarMethod, LidarOptions, LidarSweep } from './lidar/LidarSensor.ts';
+export type { LidarSensor, LidarMethod, LidarOptions, LidarSweep, LidarSweepOptions, LidarSweepJob } from './lidar/LidarSensor.ts';
 export type { FrustumCuller, FrustumDraw } from './frustum/FrustumCuller.ts';
 export type { GpuContext, GpuContextOptions, GpuContextLimits, GpuLimitOverrides, AdapterSummary } from './runtime/context.ts';
 
@@ -63,6 +67,7 @@ export {
   type Comparison, type CaseReport, type Verdict, type CompareOptions, type RayCompareInput, type PairCompareInput,
   type PairListCompareInput, type FrustumCompareInput,
 } from './compare/compare.ts';
+export { compareLidarSweep, compareReturnsPerBox, type LidarCompareInput, type LidarComparison, type SweepImages } from './compare/lidar.ts';
 export { F32_UNIT_ROUNDOFF, rayDistanceBound, positionBound, satGapBound, edgeSkipBand } from './compare/errorModel.ts';
 
 // Scenes: seeded generators and the adversarial groups.

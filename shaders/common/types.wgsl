@@ -102,7 +102,25 @@ struct LidarParams {
   azimuths: u32,     // offset(44) size(4)
   axisZ: vec3f,      // offset(48) size(12)
   mask: u32,         // offset(60) size(4)
-}                    // size(64)
+  minRange: f32,     // offset(64) size(4)
+  pad0: u32,         // offset(68) size(4)
+  pad1: u32,         // offset(72) size(4)
+  pad2: u32,         // offset(76) size(4)
+}                    // size(80)
+
+// Uniform parameters of a LiDAR sweep by the tree (lidar/tree.wgsl): the sensor's size, the
+// sweep's mask, how many boxes move (their table holds movingCount boxes per column), the range
+// window.
+struct LidarSweepParams {
+  channels: u32,       // offset(0) size(4)
+  azimuths: u32,       // offset(4) size(4)
+  mask: u32,           // offset(8) size(4)
+  movingCount: u32,    // offset(12) size(4)
+  minRange: f32,       // offset(16) size(4)
+  maxRange: f32,       // offset(20) size(4)
+  pad0: u32,           // offset(24) size(4)
+  pad1: u32,           // offset(28) size(4)
+}                      // size(32)
 
 // Uniform parameters of frustum culling: six planes (xyz = inward normal, w = offset, in the
 // set's floating-origin frame; a point p is inside when dot(n, p) + w >= 0 for all six), and

@@ -23,7 +23,7 @@
 //                   closest hit over the tile's list (a box whose rectangle misses the ray's
 //                   cell, or that lies wholly beyond the ray's best hit so far, is skipped
 //                   without the slab test); writes the range image, the hit box and, with
-//                   RAY_OPT_GEOMETRY, the point, as bvhLidar does. When the lists did not fit
+//                   RAY_OPT_GEOMETRY, the point, as bvhLidar does; a hit nearer than minRange is no return. When the lists did not fit
 //                   (their total is over the list's capacity) every ray is marked LIDAR_UNANSWERED and
 //                   counted in overflowCount: the host grows the lists to the total it reads
 //                   back and sweeps again.
@@ -424,9 +424,10 @@ fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
     return;
   }
   let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
-  let hit = best.box != NO_BOX;
+  // A closest hit nearer than minRange is no return (the box still occludes).
+  let hit = best.box != NO_BOX && best.t >= lidar.minRange;
   lidarRange[r] = select(LIDAR_NO_RETURN, best.t, hit);
-  lidarBox[r] = best.box;
+  lidarBox[r] = select(NO_BOX, best.box, hit);
   // The point buffer only when asked for (a 16-byte scattered write per ray is not free).
   if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
     lidarPoints[r] = select(vec4f(0.0), vec4f(lidar.origin + best.t * dir, 1.0), hit);

@@ -1,22 +1,49 @@
-// lidar/tree.wgsl — a LiDAR sweep by walking the BVH per ray (the method for channel tables
-// the raster method cannot serve, and on request; lidar/raster.wgsl is the other).
+// lidar/tree.wgsl — a LiDAR sweep by walking the BVH per ray: the method for every sensor the
+// raster method cannot serve (per-channel azimuth offsets, a beam-origin offset, a partial or
+// clockwise field of view, elevations at or beyond ±89.9°), for sweeps with motion, and on
+// request (lidar/raster.wgsl is the other).
 // Entry point: bvhLidar. Bindings: rays/common.wgsl (params, boxes, boxMasks), rays/tree_walk.wgsl
-// (nodes, overflowCount) and below: lidar: LidarParams (uniform); lidarTables: array<vec2f>
-// (azimuth cos/sin per step, then elevation cos/sin per channel); lidarRange: array<f32>;
-// lidarBox: array<u32>; lidarPoints: array<vec4f>. Workgroup size WG.
-// CPU twin: closestHit on lidarRays (src/reference/lidar.ts).
+// (nodes, overflowCount) and below: sweep: LidarSweepParams (uniform); lidarSetup: array<vec4u>
+// (float32 bits unless said): per ray (cos φ, sin φ, cos e, sin e) of its azimuth φ = θ_a + δ_c
+// and elevation e; per column its beam origin, then the sensor's x, y, z axes at the column's
+// time (relative to the set's floating origin); per moving box (index in the set, mask, 0, 0) as
+// u32; per column the moving boxes at its time as Obb records (three vec4 each). One buffer, so
+// the kernel binds eight storage buffers, WebGPU's default limit. lidarRange: array<f32>;
+// lidarBox: array<u32>; lidarPoints: array<vec4f>.
+// Workgroup size WG.
+// CPU twin: lidarSweepReference (src/reference/lidar.ts): closestHit on lidarRays against the
+// boxes at each column's time (columnBoxes), then minRange.
 
-@group(0) @binding(11) var<uniform> lidar: LidarParams;
-@group(0) @binding(12) var<storage, read> lidarTables: array<vec2f>;
 @group(0) @binding(13) var<storage, read_write> lidarRange: array<f32>;
 @group(0) @binding(14) var<storage, read_write> lidarBox: array<u32>;
 @group(0) @binding(15) var<storage, read_write> lidarPoints: array<vec4f>;
+@group(0) @binding(20) var<uniform> sweep: LidarSweepParams;
+@group(0) @binding(21) var<storage, read> lidarSetup: array<vec4u>;
 
-// LiDAR: ray (channel c, azimuth a) = index c · azimuths + a, generated here from the pose and
-// the host's cos/sin tables (float64 trigonometry rounded once; WGSL's sin/cos are only good to
-// about 2^-11). Writes a range image (LIDAR_NO_RETURN for no return), the box hit, and a point
-// (xyz relative to the set's floating origin, w = 1 for a return, 0 otherwise) usable as a
-// vertex buffer, when RAY_OPT_GEOMETRY is set. Closest hit with the same rules as bvhClosestHit.
+fn setupVec(k: u32) -> vec3f {
+  return bitcast<vec3f>(lidarSetup[k].xyz);
+}
+
+// Moving box k of the table at column a (records after the rays, the columns and the indices).
+fn movingBox(a: u32, k: u32, base: u32) -> TileBox {
+  let at = base + 3u * (a * sweep.movingCount + k);
+  let p = bitcast<vec4f>(lidarSetup[at]);
+  let u = bitcast<vec4f>(lidarSetup[at + 1u]);
+  let v = bitcast<vec4f>(lidarSetup[at + 2u]);
+  let m = lidarSetup[base - sweep.movingCount + k];
+  return tileBoxOf(Obb(p.xyz, p.w, u.xyz, u.w, v.xyz, v.w), m.y);
+}
+
+// Ray (channel c, column a) = index c · azimuths + a, generated here from the host's tables
+// (float64 trigonometry and pose interpolation rounded once; WGSL's sin/cos are only good to
+// about 2^-11): origin = the column's beam origin, direction = the column's axes applied to
+// (cos e cos φ, cos e sin φ, sin e), φ = θ_a + δ_c, in the same operations as the plain
+// sensor's rays always had. The static boxes come from the tree (the host
+// clears the moving boxes' masks in the boxMasks it binds), the moving ones from their table at
+// the column's time, by the same per-box step and tie rule. A closest hit nearer than minRange
+// is no return (the box still occludes). Writes a range image (LIDAR_NO_RETURN for none), the
+// box hit, and, when RAY_OPT_GEOMETRY is set, a point (xyz relative to the set's floating origin,
+// w = 1 for a return, 0 otherwise) usable as a vertex buffer.
 @compute @workgroup_size(WG)
 fn bvhLidar(
   @builtin(local_invocation_index) lid: u32,
@@ -24,23 +51,29 @@ fn bvhLidar(
   @builtin(num_workgroups) nwg: vec3u,
 ) {
   let r = rayIndexOf(lid, wid, nwg);
-  if (r >= lidar.channels * lidar.azimuths) {
+  let rays = sweep.channels * sweep.azimuths;
+  if (r >= rays) {
     return;
   }
-  let c = r / lidar.azimuths;
-  let a = r % lidar.azimuths;
-  let az = lidarTables[a];
-  let el = lidarTables[lidar.azimuths + c];
-  let local = vec3f(el.x * az.x, el.x * az.y, el.y);
-  let direction = normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
-  let ray = Ray(lidar.origin, lidar.maxRange, direction, lidar.mask, NO_BOX);
+  let c = r / sweep.azimuths;
+  let a = r % sweep.azimuths;
+  let dir = bitcast<vec4f>(lidarSetup[r]);
+  let local = vec3f(dir.z * dir.x, dir.z * dir.y, dir.w);
+  let col = rays + 4u * a;
+  let origin = setupVec(col);
+  let direction = normalize(local.x * setupVec(col + 1u) + local.y * setupVec(col + 2u) + local.z * setupVec(col + 3u));
+  let ray = Ray(origin, sweep.maxRange, direction, sweep.mask, NO_BOX);
   var walk = newWalk();
   walkTree(false, ray, true, &walk);
+  var best = walk.best;
+  let movingBase = rays + 4u * sweep.azimuths + sweep.movingCount;
+  for (var k = 0u; k < sweep.movingCount; k++) {
+    visitClosest(ray, lidarSetup[movingBase - sweep.movingCount + k].x, movingBox(a, k, movingBase), true, &best);
+  }
   if (walk.overflowed) {
     atomicAdd(&overflowCount, 1u);
   }
-  let best = walk.best;
-  if (best.box == NO_BOX || walk.overflowed) {
+  if (best.box == NO_BOX || walk.overflowed || best.t < sweep.minRange) {
     lidarRange[r] = LIDAR_NO_RETURN;
     lidarBox[r] = select(NO_BOX, LIDAR_UNANSWERED, walk.overflowed);
     if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {

@@ -58,14 +58,18 @@ fn loadTile(base: u32, lid: u32) {
   }
 }
 
-// Box i read straight from storage (the untiled path), with w and, when CULL, its radius.
+// Box i read straight from storage (the untiled path).
 fn loadBox(i: u32) -> TileBox {
-  let b = boxes[i];
-  let h = vec3f(b.hx, b.hy, b.hz);
   var mask = 0xffffffffu;
   if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
     mask = boxMasks[i];
   }
+  return tileBoxOf(boxes[i], mask);
+}
+
+// A box as the per-box steps read it: with w and, when CULL, its radius.
+fn tileBoxOf(b: Obb, mask: u32) -> TileBox {
+  let h = vec3f(b.hx, b.hy, b.hz);
   var radius = 0.0;
   if (CULL) {
     radius = length(h);

@@ -105,6 +105,18 @@ export class Tally {
     }
   }
 
+  /** `n` cases of one verdict and reason counted without being listed (their details were dropped upstream). */
+  counted(verdict: 'ambiguous' | 'mismatch', reason: string, n: number): void {
+    invariant(Number.isInteger(n) && n >= 0, `counted(${n}): a count of cases`);
+    const byReason = verdict === 'mismatch' ? this.mismatchByReason : this.ambiguousByReason;
+    if (verdict === 'mismatch') {
+      this.mismatch += n;
+    } else {
+      this.ambiguous += n;
+    }
+    byReason[reason] = (byReason[reason] ?? 0) + n;
+  }
+
   result(family: string, total: number): Comparison {
     invariant(this.agree + this.ambiguous + this.mismatch === total,
       `${family}: ${this.agree} agree + ${this.ambiguous} ambiguous + ${this.mismatch} mismatch tallied, but ${total} cases compared`);
@@ -136,6 +148,12 @@ export interface RayCompareInput {
   readonly origin?: Vec3;
   /** Unit roundoff of the implementation judged (default float32's; UNIT_ROUNDOFF in ./errorModel.ts). */
   readonly unitRoundoff?: number;
+  /**
+   * A closest hit nearer than this is reported as no hit (a LiDAR's minRange: the near box still
+   * occludes). Default 0. A GPU "no hit" then agrees with a reference hit clearly nearer, and is
+   * ambiguous ('min-range-edge') within the hit's t bound of it.
+   */
+  readonly minDistance?: number;
 }
 
 function vecOf(data: Float64Array, offset: number): Vec3 {
@@ -314,6 +332,23 @@ export function compareClosestHits(
     const mk = (verdict: Verdict, reason: string, detail: string): CaseReport => ({
       index: r, verdict, reason, detail: `ray ${r}: ${detail}`, input: rayInput(input, r, [i, j]),
     });
+    const minDistance = input.minDistance ?? 0;
+    if (minDistance > 0 && i >= 0 && (j < 0 || tg < minDistance)) {
+      const d = diagnoseRayBox(input, r, i, sRef);
+      if (j >= 0) {
+        tally.add(mk(Math.abs(tg - minDistance) <= d.tBound ? 'ambiguous' : 'mismatch', Math.abs(tg - minDistance) <= d.tBound ? 'min-range-edge' : 'min-range',
+          `GPU box ${j} at t ${fmt(tg)}, nearer than the minimum ${fmt(minDistance)}`));
+        continue;
+      }
+      if (d.t < minDistance - d.tBound) {
+        tally.ok();
+        continue;
+      }
+      if (d.t <= minDistance + d.tBound) {
+        tally.add(mk('ambiguous', 'min-range-edge', `GPU no return, reference box ${i} at t ${fmt(d.t)} within ${fmt(d.tBound)} of the minimum ${fmt(minDistance)}`));
+        continue;
+      }
+    }
     if (i === j) {
       if (i < 0) {
         tally.ok();

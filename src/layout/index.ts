@@ -20,7 +20,10 @@ export const PAIR_PARAMS = {
 export const BVH_NODE = { SIZE: 32, MIN: 0, LEFT: 12, MAX: 16, RIGHT: 28 } as const;
 export const BVH_PARAMS = { SIZE: 8, COUNT: 0, PARTIALS: 4 } as const;
 export const LIDAR_PARAMS = {
-  SIZE: 64, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60,
+  SIZE: 80, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60, MIN_RANGE: 64, PAD0: 68, PAD1: 72, PAD2: 76,
+} as const;
+export const LIDAR_SWEEP_PARAMS = {
+  SIZE: 32, CHANNELS: 0, AZIMUTHS: 4, MASK: 8, MOVING_COUNT: 12, MIN_RANGE: 16, MAX_RANGE: 20, PAD0: 24, PAD1: 28,
 } as const;
 export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
 export const GRID_PARAMS = { SIZE: 48, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28, REACH: 32 } as const;
@@ -30,7 +33,7 @@ export const SCATTER_PARAMS = { SIZE: 4, COUNT: 0 } as const;
 export const LAYOUTS = {
   Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
   PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
-  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, FrustumParams: FRUSTUM_PARAMS, GridParams: GRID_PARAMS,
+  BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, LidarSweepParams: LIDAR_SWEEP_PARAMS, FrustumParams: FRUSTUM_PARAMS, GridParams: GRID_PARAMS,
   ScatterParams: SCATTER_PARAMS,
 } as const;
 

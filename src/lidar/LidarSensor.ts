@@ -1,30 +1,38 @@
 /**
- * A LiDAR sensor on the GPU: each sweep uploads a pose (64 bytes), the rays are generated inside
- * the kernels from cos/sin tables uploaded once, and the closest hit of each ray is found by one
- * of two methods:
- * - `raster` (the default when the channel table allows it): every box is rasterised into the
- *   sensor's (channel, azimuth) grid over the cells whose rays can hit it, and each of those
- *   cells is one slab test, each ray's closest hit kept in registers over its tile's list, no atomics
- *   (shaders/lidar/raster.wgsl).
- *   No tree is needed, so moving scenes cost nothing to prepare; the cost is the boxes' total
- *   footprint, about the scene's depth complexity per ray.
- * - `bvh`: each ray walks the set's BVH (`bvhLidar`). For channel tables with elevations at or
- *   beyond ±89.9° (where a ray's azimuth is ill-defined in f32), and on request.
- * Both give the same answers (smallest t, then smallest box index). Results stay on the GPU (a
- * range image, hit boxes, and a point buffer usable directly as a vertex buffer) and are read
- * back only when asked.
+ * A LiDAR sensor on the GPU (the description and its contract: src/core/lidar.ts): each sweep
+ * uploads a pose, the rays are generated inside the kernels from tables uploaded once, and the
+ * closest hit of each ray is found by one of two methods:
+ * - `raster` (the default for plain descriptions — no per-channel azimuth offsets, no
+ *   beam-origin offset, a full turn counter-clockwise — with every elevation inside ±89.9°): every
+ *   box is rasterised into the sensor's (channel, azimuth) grid over the cells whose rays can hit
+ *   it, and each of those cells is one slab test, each ray's closest hit kept in registers over
+ *   its tile's list, no atomics (shaders/lidar/raster.wgsl). No tree is needed, so moving scenes
+ *   cost nothing to prepare; the cost is the boxes' total footprint, about the scene's depth
+ *   complexity per ray.
+ * - `bvh`: each ray walks the set's BVH (`bvhLidar`, shaders/lidar/tree.wgsl) from its column's
+ *   beam origin with its column's pose (host tables, float64 rounded once), and tests the boxes
+ *   that move during the sweep, at its column's time, one by one. For every description the
+ *   raster method cannot serve (`methodReason` says why), for sweeps with motion (a raster
+ *   sensor runs those by this method; the sweep's `method` and `reason` say so), and on request.
+ * Both give the same answers (smallest t, then smallest box index; a hit nearer than minRange is
+ * no return). Results stay on the GPU (a range image, hit boxes, and a point buffer usable
+ * directly as a vertex buffer) and are read back only when asked.
  */
 import { LIDAR_NO_RETURN, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
-import { RAY_F64, type BoxArray, type Vec3 } from '../core/types.ts';
+import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
-import { LIDAR_PARAMS, RAY_PARAMS } from '../layout/index.ts';
-import { checkLidar, checkPose, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../core/lidar.ts';
-// The float64 reference answers the rays a sweep left unanswered (never expected).
-import { lidarRays } from '../reference/lidar.ts';
-import { closestHit } from '../reference/raycast.ts';
+import { LIDAR_PARAMS, LIDAR_SWEEP_PARAMS, OBB, packBoxes, RAY_PARAMS } from '../layout/index.ts';
+import {
+  boxAtTime, checkLidar, checkMotion, checkPose, columnFrames, lidarExtendedReason, lidarRayAzimuths, lidarTables, motionMatters, motionOf, poseAxes,
+  type LidarDescription, type LidarMotion, type LidarPose,
+} from '../core/lidar.ts';
+import { BOX_F64 } from '../core/types.ts';
+// The float64 reference answers the rays a sweep left unanswered (never expected), and gives the per-point fields.
+import { countReturns, lidarPointFields, lidarSweepReference } from '../reference/lidar.ts';
+import type { LidarPointCloud } from '../files/pointCloud.ts';
 import type { Bvh } from '../tree/Bvh.ts';
 import { dispatch } from '../runtime/bind.ts';
 import { ExclusiveScan } from '../runtime/scan.ts';
@@ -38,12 +46,47 @@ const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COP
 export type LidarMethod = 'raster' | 'bvh';
 
 /**
- * Whether the raster method can serve a channel table: every elevation strictly inside ±89.9°
- * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32, and fewer than 65,536
- * channels (a footprint packs its channel range in 16-bit halves).
+ * Whether the raster method can serve a description: a plain one (lidarExtendedReason: no
+ * per-channel azimuth offsets, no beam-origin offset, a full counter-clockwise turn), every
+ * elevation strictly inside ±89.9° (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in
+ * f32, and fewer than 65,536 channels (a footprint packs its channel range in 16-bit halves).
  */
 export function lidarRasterizable(desc: LidarDescription): boolean {
-  return desc.elevations.length < 65_536 && desc.elevations.every((e) => Math.cos(e) >= 1.7e-3);
+  return lidarRasterReason(desc) === undefined;
+}
+
+/** Why the raster method cannot serve `desc` (undefined when it can). */
+export function lidarRasterReason(desc: LidarDescription): string | undefined {
+  const extended = lidarExtendedReason(desc);
+  if (extended) {
+    return extended;
+  }
+  if (desc.elevations.length >= 65_536) {
+    return '65,536 channels or more';
+  }
+  return desc.elevations.every((e) => Math.cos(e) >= 1.7e-3) ? undefined : 'elevations at or beyond ±89.9°';
+}
+
+/**
+ * The tree method's static table: per ray (cos φ, sin φ, cos e, sin e), φ = θ_a + δ_c, float64
+ * rounded once (the first 16 bytes per ray of the kernel's lidarSetup).
+ */
+export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer> {
+  const A = desc.azimuthSteps;
+  const C = desc.elevations.length;
+  const tables = lidarTables(desc);
+  const perRay = desc.azimuthOffsets?.some((d) => d !== 0) ? lidarRayAzimuths(desc) : undefined;
+  const out = new Float32Array(4 * C * A);
+  for (let c = 0; c < C; c++) {
+    for (let a = 0; a < A; a++) {
+      const r = c * A + a;
+      out[4 * r] = perRay ? perRay[2 * r]! : tables[2 * a]!;
+      out[4 * r + 1] = perRay ? perRay[2 * r + 1]! : tables[2 * a + 1]!;
+      out[4 * r + 2] = tables[2 * (A + c)]!;
+      out[4 * r + 3] = tables[2 * (A + c) + 1]!;
+    }
+  }
+  return out;
 }
 
 /**
@@ -98,6 +141,29 @@ interface RasterBuffers {
 
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
+/** One sweep's read bytes and the set's state it ran on. */
+interface SweepRun {
+  readonly version: number;
+  readonly boxes: BoxArray;
+  readonly masks: Uint32Array | undefined;
+  readonly reads: readonly (ArrayBuffer | undefined)[];
+}
+
+
+/** The options of one sweep. */
+export interface LidarSweepOptions extends LidarMotion {
+  /** Read the points back (xyz relative to the set's floating origin, w = 1 for a return); default false. */
+  readonly points?: boolean;
+  /**
+   * Compute the per-point fields on the host, float64 (sensor-frame xyz at each ray's own time,
+   * world xyz, time, incidence cosine; `fields` of the result, ready for the point-cloud writers);
+   * default false.
+   */
+  readonly fields?: boolean;
+  /** ANDed with the set's box masks (default all bits). */
+  readonly mask?: number;
+}
+
 /** One sweep read back. Ray (c, a) is at index c · azimuths + a. */
 export interface LidarSweep {
   readonly channels: number;
@@ -106,10 +172,31 @@ export interface LidarSweep {
   readonly range: Float32Array;
   /** Box hit per ray, −1 for no return. */
   readonly box: Int32Array;
-  /** xyz (relative to the set's floating origin) and w (1 = return, 0 = none) per ray. */
+  /** Returns per box of the set (visibility counts for ground-truth labels). */
+  readonly returnsPerBox: Uint32Array;
+  /** xyz (relative to the set's floating origin) and w (1 = return, 0 = none) per ray, with `points: true`. */
   readonly points: Float32Array | undefined;
+  /** The per-point fields, float64, with `fields: true`. */
+  readonly fields: LidarPointCloud | undefined;
+  /** The method this sweep ran by, and why not the raster method when the sensor has it. */
+  readonly method: LidarMethod;
+  readonly reason: string | undefined;
   /** Returns whose BVH walk overflowed its stack and were answered by the CPU reference instead. */
   readonly overflowed: number;
+}
+
+/** One sensor's sweep in a lidarSweepMany submission. */
+export interface LidarSweepJob {
+  readonly sensor: LidarSensor;
+  readonly pose: LidarPose;
+  readonly options?: LidarSweepOptions;
+}
+
+/** The tree method's per-sweep buffers, grown with the largest sweep. */
+interface WalkBuffers {
+  /** vec4 entries of `setup`. */
+  readonly capacity: number;
+  readonly setup: GPUBuffer;
 }
 
 /**
@@ -121,8 +208,10 @@ export interface LidarSweep {
  */
 export class LidarSensor {
   readonly desc: LidarDescription;
-  /** The method every sweep of this sensor uses. */
+  /** The method every motionless sweep of this sensor uses (sweeps with motion use the tree). */
   readonly method: LidarMethod;
+  /** Why this sensor walks the tree instead of rasterising (undefined for the raster method). */
+  readonly methodReason: string | undefined;
   readonly channels: number;
   readonly azimuths: number;
   /** Range image (f32 per ray). */
@@ -134,8 +223,9 @@ export class LidarSensor {
    * (unless `points: false`) and by sweep with `points: true`.
    */
   readonly pointsBuffer: GPUBuffer;
-  private readonly tables: GPUBuffer;
+  private readonly tables: GPUBuffer | undefined;
   private readonly params: GPUBuffer;
+  private readonly sweepParams: GPUBuffer;
   private readonly rayParams: GPUBuffer;
   private readonly overflow: GPUBuffer;
   /** Bound as the tree when the set has fewer than two boxes (the kernel needs no tree then). */
@@ -146,11 +236,16 @@ export class LidarSensor {
   private readonly tileScan: ExclusiveScan | undefined;
   private raster: RasterBuffers | undefined;
   private wantedListCapacity: number | undefined;
+  /** The tree method's setup (ray table, columns, moving boxes) and the masks that hide moving boxes from the tree. */
+  private walk: WalkBuffers | undefined;
+  private rayTable: Float32Array<ArrayBuffer> | undefined;
+  private sweepMasks: { readonly capacity: number; readonly buffer: GPUBuffer } | undefined;
   private readonly lifetime: Lifetime;
 
-  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
+  private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, methodReason: string | undefined, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
     this.desc = desc;
     this.method = method;
+    this.methodReason = methodReason;
     this.channels = desc.elevations.length;
     this.azimuths = desc.azimuthSteps;
     this.lifetime = new Lifetime(ctx, 'LidarSensor', false);
@@ -160,8 +255,8 @@ export class LidarSensor {
     this.rangeBuffer = make('range', n * 4, STORAGE_OUT);
     this.boxBuffer = make('box', n * 4, STORAGE_OUT);
     this.pointsBuffer = make('points', n * 16, STORAGE_OUT | BufferUsage.VERTEX);
-    this.tables = make('tables', 8 * (this.azimuths + 2 * this.channels), BufferUsage.STORAGE | BufferUsage.COPY_DST);
     this.params = make('params', LIDAR_PARAMS.SIZE, UNIFORM);
+    this.sweepParams = make('sweep-params', LIDAR_SWEEP_PARAMS.SIZE, UNIFORM);
     this.rayParams = make('ray-params', RAY_PARAMS.SIZE, UNIFORM);
     this.overflow = make('overflow', 4, STORAGE_OUT);
     this.noNodes = make('no-nodes', 32, BufferUsage.STORAGE);
@@ -173,13 +268,14 @@ export class LidarSensor {
       this.tileCounters = make('tile-counters', (2 * rows * cols + 2) * 4, STORAGE_OUT);
       this.tileScan = tileScan;
       this.wantedListCapacity = listCapacity;
+      this.tables = make('tables', 8 * (this.azimuths + 2 * this.channels), BufferUsage.STORAGE | BufferUsage.COPY_DST);
+      ctx.device.queue.writeBuffer(this.tables, 0, lidarKernelTables(desc));
     }
-    ctx.device.queue.writeBuffer(this.tables, 0, lidarKernelTables(desc));
   }
 
   /**
    * Validates the description and uploads its tables. `method` (default 'auto': raster when
-   * lidarRasterizable(desc), else bvh) picks how sweeps find their hits; see LidarOptions.
+   * lidarRasterizable(desc), else bvh) picks how motionless sweeps find their hits; see LidarOptions.
    */
   static async create(ctx: GpuContext, desc: LidarDescription, options: LidarOptions = {}): Promise<LidarSensor> {
     checkLidar(desc);
@@ -189,26 +285,35 @@ export class LidarSensor {
     if (wanted !== 'auto' && wanted !== 'raster' && wanted !== 'bvh') {
       throw new ValidationError('argument', undefined, 'method', `must be 'auto', 'raster' or 'bvh' (got ${String(wanted)})`);
     }
-    if (wanted === 'raster' && !lidarRasterizable(desc)) {
-      throw new ValidationError('argument', undefined, 'method', '\'raster\' needs fewer than 65,536 channels, every elevation strictly inside ±89.9° (use method: \'bvh\')');
+    const rasterReason = lidarRasterReason(desc);
+    if (wanted === 'raster' && rasterReason) {
+      throw new ValidationError('argument', undefined, 'method', `'raster' cannot serve this sensor (${rasterReason}; use method: 'bvh')`);
     }
-    const method: LidarMethod = wanted === 'auto' ? (lidarRasterizable(desc) ? 'raster' : 'bvh') : wanted;
+    const method: LidarMethod = wanted === 'auto' ? (rasterReason ? 'bvh' : 'raster') : wanted;
     if (options.listCapacity !== undefined && !(Number.isInteger(options.listCapacity) && options.listCapacity >= 1)) {
       throw new ValidationError('argument', undefined, 'listCapacity', `must be a positive integer (got ${String(options.listCapacity)})`);
     }
+    await getKernel(ctx.device, 'bvhLidar');
     if (method === 'bvh') {
-      await getKernel(ctx.device, 'bvhLidar');
-      return new LidarSensor(ctx, desc, method, undefined, undefined);
+      return new LidarSensor(ctx, desc, method, wanted === 'bvh' && !rasterReason ? 'requested' : rasterReason, undefined, undefined);
     }
     const tile = rasterTile(ctx);
     await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k, undefined, LidarSensor.tileConstants(tile))));
     const tiles = Math.ceil(desc.elevations.length / tile.ch) * Math.ceil(desc.azimuthSteps / tile.az);
-    return new LidarSensor(ctx, desc, method, await ExclusiveScan.create(ctx, tiles), options.listCapacity);
+    return new LidarSensor(ctx, desc, method, undefined, await ExclusiveScan.create(ctx, tiles), options.listCapacity);
   }
 
-  /** Whether sweeps need the set's BVH (the bvh method) or not (raster). */
+  /** Whether motionless sweeps need the set's BVH (the bvh method) or not (raster). */
   get needsTree(): boolean {
     return this.method === 'bvh';
+  }
+
+  /** The method a sweep with `motion` runs by, and why not raster when the sensor has it. */
+  methodFor(motion: LidarMotion | undefined): { readonly method: LidarMethod; readonly reason: string | undefined } {
+    if (this.method === 'raster' && motionMatters(this.desc, motion)) {
+      return { method: 'bvh', reason: 'motion during the sweep' };
+    }
+    return { method: this.method, reason: this.methodReason };
   }
 
   /** Rays per sweep. */
@@ -218,46 +323,138 @@ export class LidarSensor {
 
   /**
    * Records one sweep into `encoder` (results in rangeBuffer, boxBuffer and, unless `points` is
-   * false, pointsBuffer). The bvh method needs the set's tree current (built or refitted after the
-   * last change); the raster method ignores it.
+   * false, pointsBuffer). The tree method (this sensor's, or any sweep with motion) needs the
+   * set's tree current (built or refitted after the last change); the raster method ignores it.
    */
   async encodeSweep(
     encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
-    options: { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: LidarMotion & { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
     operation = 'LidarSensor.encodeSweep',
   ): Promise<void> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
     checkPose(pose);
-    const [ax, ay, az] = poseAxes(pose);
-    const bytes = new ArrayBuffer(LIDAR_PARAMS.SIZE);
-    const f = new Float32Array(bytes);
-    const u = new Uint32Array(bytes);
-    const o: Vec3 = [pose.origin[0] - set.origin[0], pose.origin[1] - set.origin[1], pose.origin[2] - set.origin[2]];
-    f.set(o, LIDAR_PARAMS.ORIGIN / 4);
-    f[LIDAR_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
-    f.set(ax, LIDAR_PARAMS.AXIS_X / 4);
-    u[LIDAR_PARAMS.CHANNELS / 4] = this.channels;
-    f.set(ay, LIDAR_PARAMS.AXIS_Y / 4);
-    u[LIDAR_PARAMS.AZIMUTHS / 4] = this.azimuths;
-    f.set(az, LIDAR_PARAMS.AXIS_Z / 4);
-    u[LIDAR_PARAMS.MASK / 4] = (options.mask ?? 0xffffffff) >>> 0;
+    checkMotion(options, set.count);
     const device = this.ctx.device;
-    device.queue.writeBuffer(this.params, 0, bytes);
-    const flags = (set.masks ? RAY_OPT_BOX_MASKS : 0) | (options.points === false ? 0 : RAY_OPT_GEOMETRY);
-    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, flags, 0]));
+    const mask = (options.mask ?? 0xffffffff) >>> 0;
     encoder.clearBuffer(this.overflow);
-    if (this.method === 'raster') {
+    const points = options.points === false ? 0 : RAY_OPT_GEOMETRY;
+    if (this.methodFor(options).method === 'raster') {
+      const [ax, ay, az] = poseAxes(pose);
+      const bytes = new ArrayBuffer(LIDAR_PARAMS.SIZE);
+      const f = new Float32Array(bytes);
+      const u = new Uint32Array(bytes);
+      const o: Vec3 = [pose.origin[0] - set.origin[0], pose.origin[1] - set.origin[1], pose.origin[2] - set.origin[2]];
+      f.set(o, LIDAR_PARAMS.ORIGIN / 4);
+      f[LIDAR_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
+      f[LIDAR_PARAMS.MIN_RANGE / 4] = this.desc.minRange ?? 0;
+      f.set(ax, LIDAR_PARAMS.AXIS_X / 4);
+      u[LIDAR_PARAMS.CHANNELS / 4] = this.channels;
+      f.set(ay, LIDAR_PARAMS.AXIS_Y / 4);
+      u[LIDAR_PARAMS.AZIMUTHS / 4] = this.azimuths;
+      f.set(az, LIDAR_PARAMS.AXIS_Z / 4);
+      u[LIDAR_PARAMS.MASK / 4] = mask;
+      device.queue.writeBuffer(this.params, 0, bytes);
+      device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
       await this.encodeRaster(encoder, set, options.timestampWrites);
       return;
     }
+    if (set.count >= 2 && !bvh) {
+      throw new ValidationError('argument', undefined, 'tree', `${operation}: this sweep walks the set's tree (${this.methodFor(options).reason ?? 'the bvh method'}); pass it`);
+    }
+    const moving = motionMatters(this.desc, options) ? options.boxMotion?.boxes.length ?? 0 : 0;
+    const masks = this.writeWalkSetup(set, pose, options, moving);
+    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
+    const sweepBytes = new ArrayBuffer(LIDAR_SWEEP_PARAMS.SIZE);
+    const su = new Uint32Array(sweepBytes);
+    const sf = new Float32Array(sweepBytes);
+    su[LIDAR_SWEEP_PARAMS.CHANNELS / 4] = this.channels;
+    su[LIDAR_SWEEP_PARAMS.AZIMUTHS / 4] = this.azimuths;
+    su[LIDAR_SWEEP_PARAMS.MASK / 4] = mask;
+    su[LIDAR_SWEEP_PARAMS.MOVING_COUNT / 4] = moving;
+    sf[LIDAR_SWEEP_PARAMS.MIN_RANGE / 4] = this.desc.minRange ?? 0;
+    sf[LIDAR_SWEEP_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
+    device.queue.writeBuffer(this.sweepParams, 0, sweepBytes);
     const kernel = await getKernel(device, 'bvhLidar');
     const pass = encoder.beginComputePass(options.timestampWrites ? { label: 'obb:lidar', timestampWrites: options.timestampWrites } : { label: 'obb:lidar' });
     dispatch(device, pass, kernel, {
-      params: this.rayParams, boxes: set.buffer, boxMasks: set.maskBuffer, nodes: bvh?.nodes ?? this.noNodes, overflowCount: this.overflow,
-      lidar: this.params, lidarTables: this.tables, lidarRange: this.rangeBuffer, lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer,
+      params: this.rayParams, boxes: set.buffer, boxMasks: masks ?? set.maskBuffer, nodes: bvh?.nodes ?? this.noNodes, overflowCount: this.overflow,
+      sweep: this.sweepParams, lidarSetup: this.walk!.setup, lidarRange: this.rangeBuffer, lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer,
     }, Math.ceil(this.rayCount / kernel.workgroupSize), 'obb:lidar');
     pass.end();
+  }
+
+  /**
+   * The tree method's setup for one sweep (shaders/lidar/tree.wgsl, lidarSetup): the ray table
+   * (uploaded once), each column's beam origin and axes at its time, the moving boxes' indices and
+   * masks, and each column's moving boxes at its time (float64, re-based to the set's origin,
+   * rounded once). Returns the box masks to bind when boxes move (the set's, with the moving
+   * boxes' cleared, so the walk skips them), else undefined (the set's own).
+   */
+  private writeWalkSetup(set: BoxSet, pose: LidarPose, motion: LidarMotion, moving: number): GPUBuffer | undefined {
+    const A = this.azimuths;
+    const n = this.rayCount;
+    const entries = n + 4 * A + moving + 3 * A * moving;
+    this.ctx.assertBindingFits('LiDAR sweep setup', entries * 16,
+      `(${n} rays + 4 × ${A} columns + ${moving} moving boxes × (1 + 3 × ${A} columns)) × 16 bytes`);
+    if (!this.walk || this.walk.capacity < entries) {
+      if (this.walk) {
+        this.ctx.destroyBuffer(this.walk.setup);
+      }
+      const capacity = Math.max(entries, this.walk ? 2 * this.walk.capacity : 0);
+      const setup = this.ctx.createBuffer({ label: `${this.ctx.label}:lidar:setup`, size: Math.min(capacity, Math.max(entries, this.ctx.limits.maxStorageBufferBindingSize >> 4)) * 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+      this.walk = { capacity: setup.size / 16, setup };
+      this.rayTable ??= lidarRayTable(this.desc);
+      this.ctx.device.queue.writeBuffer(setup, 0, this.rayTable);
+    }
+    const bytes = new ArrayBuffer((entries - n) * 16);
+    const f = new Float32Array(bytes);
+    const u = new Uint32Array(bytes);
+    const [ox, oy, oz] = set.origin;
+    columnFrames(this.desc, pose, motion.poseEnd).forEach(({ beamOrigin, axes }, a) => {
+      f.set([beamOrigin[0] - ox, beamOrigin[1] - oy, beamOrigin[2] - oz], 16 * a);
+      f.set(axes[0], 16 * a + 4);
+      f.set(axes[1], 16 * a + 8);
+      f.set(axes[2], 16 * a + 12);
+    });
+    if (moving === 0) {
+      this.ctx.device.queue.writeBuffer(this.walk.setup, n * 16, bytes);
+      return undefined;
+    }
+    const m = motion.boxMotion!;
+    const at = 16 * A;
+    for (let k = 0; k < moving; k++) {
+      u[at + 4 * k] = m.boxes[k]!;
+      u[at + 4 * k + 1] = set.masks?.[m.boxes[k]!] ?? 0xffffffff;
+    }
+    // Each column's moving boxes at its time, in the Obb layout (three vec4 per box).
+    const boxes = set.boxes;
+    const timed = new Float64Array(moving * BOX_F64.STRIDE);
+    const view = { count: moving, data: timed };
+    const motions = Array.from({ length: moving }, (_, k) => motionOf(m, k));
+    const obbFloats = OBB.SIZE / 4;
+    for (let a = 0; a < A; a++) {
+      const tau = ((this.desc.sweepTime ?? 0) * a) / A;
+      for (let k = 0; k < moving; k++) {
+        boxAtTime(boxes, m.boxes[k]!, motions[k]!.v, motions[k]!.w, tau, timed, k);
+      }
+      packBoxes(view, set.origin, 0, moving, f.subarray(at + 4 * moving + a * moving * obbFloats, at + 4 * moving + (a + 1) * moving * obbFloats));
+    }
+    this.ctx.device.queue.writeBuffer(this.walk.setup, n * 16, bytes);
+    // The set's masks with the moving boxes' cleared: the walk skips them, the table tests them.
+    if (!this.sweepMasks || this.sweepMasks.capacity < set.count) {
+      if (this.sweepMasks) {
+        this.ctx.destroyBuffer(this.sweepMasks.buffer);
+      }
+      const capacity = Math.max(set.count, 2 * (this.sweepMasks?.capacity ?? 0), 4);
+      this.sweepMasks = { capacity, buffer: this.ctx.createBuffer({ label: `${this.ctx.label}:lidar:sweep-masks`, size: capacity * 4, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST }) };
+    }
+    const masks = set.masks ? set.masks.slice() : new Uint32Array(set.count).fill(0xffffffff);
+    for (let k = 0; k < moving; k++) {
+      masks[m.boxes[k]!] = 0;
+    }
+    this.ctx.device.queue.writeBuffer(this.sweepMasks.buffer, 0, masks);
+    return this.sweepMasks.buffer;
   }
 
   private static tileConstants(tile: { readonly ch: number; readonly az: number }): Record<string, number> {
@@ -306,23 +503,25 @@ export class LidarSensor {
       getKernel(device, 'lidarSortTiles', undefined, constants), getKernel(device, 'lidarTiles', undefined, constants),
     ]);
     const tileCounters = this.tileCounters!;
+    const tables = this.tables!;
     encoder.clearBuffer(tileCounters);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
     const boxGroups = Math.ceil(set.count / footprint.workgroupSize);
     const lists = { lidar: this.params, boxData: buffers.boxData, tileCounters, tileLists: buffers.lists };
     dispatch(device, pass, footprint, {
-      ...lists, params: this.rayParams, boxes: set.buffer, boxMasks: set.maskBuffer, lidarTables: this.tables,
+      ...lists, params: this.rayParams, boxes: set.buffer, boxMasks: set.maskBuffer, lidarTables: tables,
     }, boxGroups, 'obb:lidar-footprint');
     await this.tileScan!.encode(pass, tileCounters, tile.rows * tile.cols);
     dispatch(device, pass, bin, { ...lists, params: this.rayParams }, boxGroups, 'obb:lidar-bin');
     dispatch(device, pass, sortTiles, lists, Math.ceil(tile.rows * tile.cols / sortTiles.workgroupSize), 'obb:lidar-sort-tiles');
     // CPU adapters: a few workgroups per core striding over the tiles; GPUs: one per tile.
     dispatch(device, pass, tiles, {
-      ...lists, params: this.rayParams, overflowCount: this.overflow, lidarTables: this.tables,
+      ...lists, params: this.rayParams, overflowCount: this.overflow, lidarTables: tables,
       lidarRange: this.rangeBuffer, lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer,
     }, this.ctx.adapter.isFallbackAdapter ? Math.min(tile.rows * tile.cols, 64) : tile.rows * tile.cols, 'obb:lidar-tiles');
     pass.end();
   }
+
 
   /**
    * One sweep, submitted in order with the set's other work, read back. Nothing is silently lost:
@@ -330,79 +529,130 @@ export class LidarSensor {
    * still without an answer (a BVH walk over its stack bound, or more than 2^32 list entries —
    * neither expected) is answered by the CPU reference.
    */
-  async sweep(
-    set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), pose: LidarPose,
-    options: { readonly points?: boolean; readonly mask?: number } = {},
-  ): Promise<LidarSweep> {
-    const operation = 'lidarSweep';
-    this.assertUsable(operation);
-    checkSet(this.ctx, set, 'set', operation);
-    checkPose(pose);
-    const n = this.rayCount;
-    const tiles = this.tile ? this.tile.rows * this.tile.cols : 0;
-    // One sweep in the set's turn, its readbacks started in the same turn (their copies follow the
-    // sweep on the queue, so a later sweep of this sensor cannot overwrite the results first).
-    const attempt = (): Promise<{ version: number; boxes: BoxArray; masks: Uint32Array | undefined; reads: Promise<(ArrayBuffer | undefined)[]> }> =>
-      this.ctx.sequence(operation, async () => {
-        const bvh = !this.needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
-        const encoder = this.ctx.device.createCommandEncoder({ label: 'obb:lidar' });
-        await this.encodeSweep(encoder, set, bvh, pose, { points: options.points === true, ...(options.mask === undefined ? {} : { mask: options.mask }) }, operation);
-        // The sweep and the copies of its results in one submission.
-        const reads = this.ctx.readbackParts([
-          { source: this.rangeBuffer, size: n * 4 },
-          { source: this.boxBuffer, size: n * 4 },
-          { source: this.pointsBuffer, size: options.points ? n * 16 : 0 },
-          { source: this.overflow, size: 4 },
-          { source: this.tileCounters ?? this.overflow, size: this.tileCounters ? 8 : 0, offset: 8 * tiles },
-        ], operation, undefined, encoder);
-        return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
-      });
-    let run = await attempt();
-    const firstReads = await run.reads;
-    let [rangeBytes, boxBytes, pointBytes, overflowBytes] = firstReads;
-    const totalBytes = firstReads[4]!;
-    if (totalBytes.byteLength > 0) {
-      // Raster tile lists too small for this sweep: size them by its own count and sweep again,
-      // if the boxes are still those of the first sweep (else the CPU answers below, on them).
-      const [total, high] = new Uint32Array(totalBytes);
-      if (high === 0 && total! > this.listCapacity) {
-        this.ctx.assertBindingFits('LiDAR raster tile lists', total! * 4);
-        this.wantedListCapacity = Math.ceil(total! * 1.25);
-        const first = run;
-        const again = await attempt();
-        if (again.version === first.version) {
-          run = again;
-          [rangeBytes, boxBytes, pointBytes, overflowBytes] = await again.reads;
+  sweep(set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), pose: LidarPose, options: LidarSweepOptions = {}): Promise<LidarSweep> {
+    return LidarSensor.sweepMany(this.ctx, set, tree, [{ sensor: this, pose, options }], 'lidarSweep').then((s) => s[0]!);
+  }
+
+  /**
+   * Several sensors' sweeps over one set: every sweep encoded into one submission, every result
+   * read back through one staging buffer (a raster sensor whose tile lists did not fit is swept
+   * again on its own, as in `sweep`). Each sensor appears at most once (its result buffers are
+   * its own).
+   */
+  static async sweepMany(
+    ctx: GpuContext, set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), jobs: readonly LidarSweepJob[], operation = 'lidarSweepMany',
+  ): Promise<LidarSweep[]> {
+    if (!Array.isArray(jobs) || jobs.length === 0) {
+      throw new ValidationError('argument', undefined, 'sweeps', 'must be a non-empty array of { sensor, pose, options? }');
+    }
+    const seen = new Set<LidarSensor>();
+    jobs.forEach((job, k) => {
+      if (!(job?.sensor instanceof LidarSensor)) {
+        throw new ValidationError('argument', k, 'sensor', 'must be a LidarSensor');
+      }
+      if (seen.has(job.sensor)) {
+        throw new ValidationError('argument', k, 'sensor', 'appears twice in one submission (its result buffers would be overwritten); use another sensor');
+      }
+      seen.add(job.sensor);
+      job.sensor.assertUsable(operation);
+      checkPose(job.pose);
+      checkMotion(job.options ?? {}, set.count);
+    });
+    checkSet(ctx, set, 'set', operation);
+    const runs = await LidarSensor.submit(ctx, set, tree, jobs, operation);
+    const out: LidarSweep[] = [];
+    for (const [k, job] of jobs.entries()) {
+      let run = runs[k]!;
+      const sensor = job.sensor;
+      const total = run.reads[4]!;
+      if (total.byteLength > 0) {
+        // Raster tile lists too small for this sweep: size them by its own count and sweep again,
+        // if the boxes are still those of the first sweep (else the CPU answers below, on them).
+        const [count, high] = new Uint32Array(total);
+        if (high === 0 && count! > sensor.listCapacity) {
+          ctx.assertBindingFits('LiDAR raster tile lists', count! * 4);
+          sensor.wantedListCapacity = Math.ceil(count! * 1.25);
+          const [again] = await LidarSensor.submit(ctx, set, tree, [job], operation);
+          if (again!.version === run.version) {
+            run = again!;
+          }
         }
       }
+      out.push(sensor.finish(run, job.pose, job.options ?? {}));
     }
-    const snapshot = run.boxes;
-    const masks = run.masks;
+    return out;
+  }
+
+  /** One submission of every job's sweep and the copies of its results, in the set's turn. */
+  private static async submit(
+    ctx: GpuContext, set: BoxSet, tree: Bvh | (() => Promise<Bvh | undefined>), jobs: readonly LidarSweepJob[], operation: string,
+  ): Promise<SweepRun[]> {
+    // The sweeps and their readbacks started in the same turn (the copies follow the sweeps on the
+    // queue, so a later sweep of these sensors cannot overwrite the results first).
+    const started = await ctx.sequence(operation, async () => {
+      const needsTree = jobs.some((j) => j.sensor.methodFor(j.options).method === 'bvh');
+      const bvh = !needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
+      const encoder = ctx.device.createCommandEncoder({ label: 'obb:lidar' });
+      const parts: { source: GPUBuffer; size: number; offset?: number }[] = [];
+      for (const { sensor, pose, options = {} } of jobs) {
+        await sensor.encodeSweep(encoder, set, bvh, pose, {
+          points: options.points === true,
+          ...(options.mask === undefined ? {} : { mask: options.mask }),
+          ...(options.poseEnd === undefined ? {} : { poseEnd: options.poseEnd }),
+          ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
+        }, operation);
+        const n = sensor.rayCount;
+        const raster = sensor.methodFor(options).method === 'raster';
+        const tiles = sensor.tile ? sensor.tile.rows * sensor.tile.cols : 0;
+        parts.push(
+          { source: sensor.rangeBuffer, size: n * 4 },
+          { source: sensor.boxBuffer, size: n * 4 },
+          { source: sensor.pointsBuffer, size: options.points ? n * 16 : 0 },
+          { source: sensor.overflow, size: 4 },
+          { source: sensor.tileCounters ?? sensor.overflow, size: raster && sensor.tileCounters ? 8 : 0, offset: 8 * tiles },
+        );
+      }
+      // The sweeps and the copies of their results in one submission.
+      const reads = ctx.readbackParts(parts, operation, undefined, encoder);
+      return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
+    });
+    const all = await started.reads;
+    return jobs.map((_, k) => ({ version: started.version, boxes: started.boxes, masks: started.masks, reads: all.slice(5 * k, 5 * k + 5) }));
+  }
+
+  /** A sweep's results from its read bytes: unanswered rays by the reference, counts, fields. */
+  private finish(run: SweepRun, pose: LidarPose, options: LidarSweepOptions): LidarSweep {
+    const [rangeBytes, boxBytes, pointBytes, overflowBytes] = run.reads;
+    const n = this.rayCount;
     const range = new Float32Array(rangeBytes!);
     // Read as int32, NO_BOX is already -1 (box indices stay below 2^31: one binding holds them).
     const box = new Int32Array(boxBytes!);
     const points = options.points ? new Float32Array(pointBytes!) : undefined;
     const overflowed = new Uint32Array(overflowBytes!)[0]!;
-    const redo: number[] = [];
+    const motion: LidarMotion = {
+      ...(options.poseEnd === undefined ? {} : { poseEnd: options.poseEnd }),
+      ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
+    };
     // Rays left unanswered (LIDAR_UNANSWERED, −2 as int32) are counted in `overflowed`: none when it is 0.
+    let reference: ReturnType<typeof lidarSweepReference> | undefined;
     for (let r = 0; overflowed > 0 && r < n; r++) {
       if (box[r] === LIDAR_UNANSWERED << 0) {
-        redo.push(r);
-        box[r] = -1;
+        reference ??= lidarSweepReference(run.boxes, this.desc, pose, motion,
+          run.masks ? { boxMasks: run.masks, ...(options.mask === undefined ? {} : { mask: options.mask }) } : {});
+        box[r] = reference.box[r]!;
+        range[r] = reference.box[r]! >= 0 ? reference.range[r]! : LIDAR_NO_RETURN;
       }
     }
-    if (redo.length > 0) {
-      const all = lidarRays(this.desc, pose);
-      const S = RAY_F64.STRIDE;
-      const rays = { count: redo.length, data: Float64Array.from(redo.flatMap((r) => Array.from(all.data.subarray(r * S, (r + 1) * S)))) };
-      const ref = closestHit(snapshot, rays, masks ? { boxMasks: masks, rayMasks: new Uint32Array(redo.length).fill(options.mask ?? 0xffffffff) } : {});
-      redo.forEach((r, k) => {
-        box[r] = ref.box[k]!;
-        range[r] = ref.box[k]! >= 0 ? ref.t[k]! : LIDAR_NO_RETURN;
-      });
-    }
-    return { channels: this.channels, azimuths: this.azimuths, range, box, points, overflowed };
+    const { method, reason } = this.methodFor(options);
+    return {
+      channels: this.channels, azimuths: this.azimuths, range, box,
+      returnsPerBox: countReturns(box, run.boxes.count),
+      points,
+      fields: options.fields ? lidarPointFields(run.boxes, this.desc, pose, motion, range, box) : undefined,
+      method, reason, overflowed,
+    };
   }
+
 
   /** Throws StaleObjectError when this sensor was destroyed or its device replaced. */
   assertUsable(operation: string): void {
@@ -419,12 +669,15 @@ export class LidarSensor {
     if (!this.lifetime.end()) {
       return;
     }
-    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.rayParams, this.overflow, this.noNodes, this.tileCounters]) {
+    for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.sweepParams, this.rayParams, this.overflow, this.noNodes,
+      this.tileCounters, this.walk?.setup, this.sweepMasks?.buffer]) {
       if (b) {
         this.ctx.destroyBuffer(b);
       }
     }
     this.tileScan?.destroy();
+    this.walk = undefined;
+    this.sweepMasks = undefined;
     if (this.raster) {
       this.ctx.destroyBuffer(this.raster.boxData);
       this.ctx.destroyBuffer(this.raster.lists);

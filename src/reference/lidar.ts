@@ -1,44 +1,62 @@
 /**
- * A spinning LiDAR as rays: the CPU twin of the ray generation in `bvhLidar`
- * (bvhLidar in shaders/lidar/tree.wgsl, and the raster method in shaders/lidar/raster.wgsl). Ray (channel c, azimuth a) has index c · azimuths + a;
- * its direction in the sensor frame is (cos e cos θ, cos e sin θ, sin e) with e the channel's
- * elevation and θ = azimuthStart + 2π a / azimuths; the pose turns that into world space.
+ * A spinning LiDAR on the CPU, float64: the twin of the ray generation and the sweep kernels
+ * (bvhLidar and lidarWalk in shaders/lidar/tree.wgsl, the raster method in
+ * shaders/lidar/raster.wgsl). Every formula comes from src/core/lidar.ts (the contract): ray
+ * (channel c, column a) has index c · azimuthSteps + a, starts at the column's beam origin, and
+ * points along the channel's direction turned by the pose at the column's time; a moving box is
+ * where it is at that time; a hit nearer than minRange is no return (the box still occludes).
  */
-import type { RayArray } from '../core/types.ts';
-import { checkLidar, checkPose, lidarTables, poseAxes, type LidarDescription, type LidarPose } from '../core/lidar.ts';
+import type { BoxArray, RayArray, Vec3 } from '../core/types.ts';
+import { BOX_F64 } from '../core/types.ts';
+import type { LidarPointCloud } from '../files/pointCloud.ts';
+import {
+  boxAtTime, checkLidar, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionOf,
+  type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose,
+} from '../core/lidar.ts';
+import { closestHit } from './raycast.ts';
 
 export { checkLidar, checkPose, lidarTables, linearElevations, poseAxes, type LidarDescription, type LidarPose } from '../core/lidar.ts';
 
 /**
- * Every ray of one sweep, float64 (channel-major: index c · azimuthSteps + a).
+ * Every ray of one sweep, float64 (channel-major: index c · azimuthSteps + a). With `poseEnd`
+ * (and sweepTime > 0) each column's rays start from the pose at its own time.
  *
  * @example
  * const rays = lidarRays({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 }, { origin: [0, 0, 2] });
- * closestHit(boxes, rays) // the reference range image
+ * closestHit(boxes, rays) // the reference range image (before minRange)
  */
-export function lidarRays(desc: LidarDescription, pose: LidarPose): RayArray {
+export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: LidarPose): RayArray {
   checkLidar(desc);
   checkPose(pose);
-  const tables = lidarTables(desc);
-  const [ax, ay, az] = poseAxes(pose);
+  if (poseEnd !== undefined) {
+    checkPose(poseEnd, 'poseEnd');
+  }
+  const frames = columnFrames(desc, pose, poseEnd);
   const A = desc.azimuthSteps;
   const C = desc.elevations.length;
+  const tables = lidarTables(desc);
+  // Per-ray azimuths only when some channel has an offset (else the column's cos/sin serve all).
+  const perRay = desc.azimuthOffsets?.some((d) => d !== 0) ? lidarRayAzimuths(desc) : undefined;
   const data = new Float64Array(C * A * 7);
   for (let c = 0; c < C; c++) {
     const ce = tables[2 * (A + c)]!;
     const se = tables[2 * (A + c) + 1]!;
     for (let a = 0; a < A; a++) {
-      const lx = ce * tables[2 * a]!;
-      const ly = ce * tables[2 * a + 1]!;
+      const k = perRay ? c * A + a : a;
+      const cos = perRay ? perRay[2 * k]! : tables[2 * a]!;
+      const sin = perRay ? perRay[2 * k + 1]! : tables[2 * a + 1]!;
+      const { beamOrigin, axes: [ax, ay, az] } = frames[a]!;
+      const lx = ce * cos;
+      const ly = ce * sin;
       const lz = se;
       const dx = lx * ax[0] + ly * ay[0] + lz * az[0];
       const dy = lx * ax[1] + ly * ay[1] + lz * az[1];
       const dz = lx * ax[2] + ly * ay[2] + lz * az[2];
       const len = Math.hypot(dx, dy, dz);
       const o = (c * A + a) * 7;
-      data[o] = pose.origin[0];
-      data[o + 1] = pose.origin[1];
-      data[o + 2] = pose.origin[2];
+      data[o] = beamOrigin[0];
+      data[o + 1] = beamOrigin[1];
+      data[o + 2] = beamOrigin[2];
       data[o + 3] = dx / len;
       data[o + 4] = dy / len;
       data[o + 5] = dz / len;
@@ -46,4 +64,186 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose): RayArray {
     }
   }
   return { count: C * A, data };
+}
+
+/**
+ * The boxes as they are at each column's time: `at(a)` returns a BoxArray (one buffer, rewritten
+ * per call) with every listed moving box moved to τ_a; the static boxes are `boxes`' own. Without
+ * motion (or sweepTime 0) `at` returns `boxes` itself.
+ */
+export function columnBoxes(boxes: BoxArray, desc: LidarDescription, motion: BoxMotion | undefined): { readonly moving: boolean; at(a: number): BoxArray } {
+  const T = desc.sweepTime ?? 0;
+  if (!motion || motion.boxes.length === 0 || T === 0) {
+    return { moving: false, at: () => boxes };
+  }
+  const data = Float64Array.from(boxes.data);
+  const view: BoxArray = { count: boxes.count, data };
+  const listed = Array.from({ length: motion.boxes.length }, (_, k) => ({ i: motion.boxes[k]!, ...motionOf(motion, k) }));
+  return {
+    moving: true,
+    at(a: number): BoxArray {
+      const tau = (T * a) / desc.azimuthSteps;
+      for (const { i, v, w } of listed) {
+        boxAtTime(boxes, i, v, w, tau, data, i);
+      }
+      return view;
+    },
+  };
+}
+
+/** A sweep by the reference: per ray the range (−1 = no return) and box (−1), per box the returns. */
+export interface ReferenceSweep {
+  readonly channels: number;
+  readonly azimuths: number;
+  readonly range: Float64Array;
+  readonly box: Int32Array;
+  /** The closest hit before minRange (box and t; −1 / Infinity for none): what the comparator judges. */
+  readonly closestBox: Int32Array;
+  readonly closestT: Float64Array;
+  readonly returnsPerBox: Uint32Array;
+}
+
+/** Filters of a reference sweep (as the GPU sweep's `mask` over the set's box masks). */
+export interface ReferenceSweepOptions {
+  readonly boxMasks?: Uint32Array;
+  readonly mask?: number;
+}
+
+/**
+ * One sweep by the float64 reference: closest hits of every ray against the boxes at the ray's
+ * time, then minRange and maxRange, then the returns counted per box.
+ *
+ * @example
+ * const ref = lidarSweepReference(boxes, desc, pose, { poseEnd, boxMotion });
+ * ref.range[c * desc.azimuthSteps + a] // metres, −1 for no return
+ */
+export function lidarSweepReference(
+  boxes: BoxArray, desc: LidarDescription, pose: LidarPose, motion: LidarMotion = {}, options: ReferenceSweepOptions = {},
+): ReferenceSweep {
+  checkMotion(motion, boxes.count);
+  const rays = lidarRays(desc, pose, motion.poseEnd);
+  const C = desc.elevations.length;
+  const A = desc.azimuthSteps;
+  const n = C * A;
+  const closestBox = new Int32Array(n).fill(-1);
+  const closestT = new Float64Array(n).fill(Infinity);
+  const filters = options.boxMasks ? { boxMasks: options.boxMasks, rayMasks: new Uint32Array(n).fill((options.mask ?? 0xffffffff) >>> 0) } : {};
+  const timed = columnBoxes(boxes, desc, motion.boxMotion);
+  if (!timed.moving) {
+    const hits = closestHit(boxes, rays, filters);
+    closestBox.set(hits.box);
+    closestT.set(hits.t);
+  } else {
+    // Column by column: the C rays of column a against the boxes at τ_a.
+    const S = rays.data.length / rays.count;
+    const column = { count: C, data: new Float64Array(C * S) };
+    const columnFilters = options.boxMasks ? { boxMasks: options.boxMasks, rayMasks: new Uint32Array(C).fill((options.mask ?? 0xffffffff) >>> 0) } : {};
+    for (let a = 0; a < A; a++) {
+      for (let c = 0; c < C; c++) {
+        column.data.set(rays.data.subarray((c * A + a) * S, (c * A + a + 1) * S), c * S);
+      }
+      const hits = closestHit(timed.at(a), column, columnFilters);
+      for (let c = 0; c < C; c++) {
+        closestBox[c * A + a] = hits.box[c]!;
+        closestT[c * A + a] = hits.t[c]!;
+      }
+    }
+  }
+  const minRange = desc.minRange ?? 0;
+  const range = new Float64Array(n).fill(-1);
+  const box = new Int32Array(n).fill(-1);
+  const returnsPerBox = new Uint32Array(boxes.count);
+  for (let r = 0; r < n; r++) {
+    const i = closestBox[r]!;
+    if (i >= 0 && closestT[r]! >= minRange) {
+      range[r] = closestT[r]!;
+      box[r] = i;
+      returnsPerBox[i]!++;
+    }
+  }
+  return { channels: C, azimuths: A, range, box, closestBox, closestT, returnsPerBox };
+}
+
+/** Returns per box of a sweep's box image (−1 entries skipped). */
+export function countReturns(box: Int32Array, boxCount: number): Uint32Array {
+  const out = new Uint32Array(boxCount);
+  for (const i of box) {
+    if (i >= 0 && i < boxCount) {
+      out[i]!++;
+    }
+  }
+  return out;
+}
+
+/**
+ * The per-point fields of a sweep, float64 on the host from its range and box images: each
+ * return's xyz in the sensor frame at the ray's own time (beam origin + range · direction, in the
+ * frame of the pose at τ_a) and in world coordinates (never relative to a floating origin), the
+ * ray's time, and the cosine of the incidence angle on the hit face (the face of the box at τ_a
+ * whose slab the point lies on). Ring and column are ⌊r / A⌋ and r mod A. Fields of rays without
+ * a return are 0.
+ *
+ * @example
+ * const cloud = lidarPointFields(boxes, desc, pose, motion, sweep.range, sweep.box);
+ * writePcd(cloud) // src/files/pointCloud.ts
+ */
+export function lidarPointFields(
+  boxes: BoxArray, desc: LidarDescription, pose: LidarPose, motion: LidarMotion, range: ArrayLike<number>, box: ArrayLike<number>,
+): LidarPointCloud {
+  const C = desc.elevations.length;
+  const A = desc.azimuthSteps;
+  const n = C * A;
+  const rays = lidarRays(desc, pose, motion.poseEnd);
+  const frames = columnFrames(desc, pose, motion.poseEnd);
+  const timed = columnBoxes(boxes, desc, motion.boxMotion);
+  const sensorXyz = new Float64Array(3 * n);
+  const worldXyz = new Float64Array(3 * n);
+  const time = new Float64Array(n);
+  const incidence = new Float32Array(n);
+  const S = BOX_F64.STRIDE;
+  for (let a = 0; a < A; a++) {
+    const { time: tau, position, axes } = frames[a]!;
+    const at = timed.at(a).data;
+    for (let c = 0; c < C; c++) {
+      const r = c * A + a;
+      time[r] = tau;
+      const i = box[r]!;
+      const t = range[r]!;
+      if (!(i >= 0 && t >= 0)) {
+        continue;
+      }
+      const o = r * 7;
+      const d: Vec3 = [rays.data[o + 3]!, rays.data[o + 4]!, rays.data[o + 5]!];
+      const p: Vec3 = [rays.data[o]! + t * d[0], rays.data[o + 1]! + t * d[1], rays.data[o + 2]! + t * d[2]];
+      worldXyz.set(p, 3 * r);
+      const rel: Vec3 = [p[0] - position[0], p[1] - position[1], p[2] - position[2]];
+      for (let k = 0; k < 3; k++) {
+        sensorXyz[3 * r + k] = rel[0] * axes[k]![0] + rel[1] * axes[k]![1] + rel[2] * axes[k]![2];
+      }
+      // The face: the box axis along which the point is farthest out, relative to the half extent.
+      const b = i * S;
+      let best = -1;
+      let cos = 0;
+      for (const [k, axis] of [BOX_F64.U, BOX_F64.V, BOX_F64.W].entries()) {
+        const ux = at[b + axis]!;
+        const uy = at[b + axis + 1]!;
+        const uz = at[b + axis + 2]!;
+        const len = Math.hypot(ux, uy, uz);
+        const q = ((p[0] - at[b]!) * ux + (p[1] - at[b + 1]!) * uy + (p[2] - at[b + 2]!) * uz) / len;
+        const h = at[b + BOX_F64.HALF + k]!;
+        const out = h > 0 ? Math.abs(q) / h : Math.abs(q) > 0 ? Infinity : 1;
+        if (out > best) {
+          best = out;
+          cos = Math.abs(d[0] * ux + d[1] * uy + d[2] * uz) / len;
+        }
+      }
+      incidence[r] = cos;
+    }
+  }
+  return {
+    channels: C, columns: A,
+    range: Float32Array.from(range, (x, r) => (box[r]! >= 0 ? x : -1)),
+    box: Int32Array.from(box, (x) => (x >= 0 ? x : -1)),
+    sensorXyz, worldXyz, time, incidence,
+  };
 }
