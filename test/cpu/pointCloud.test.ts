@@ -1,0 +1,488 @@
+/**
+ * The point-cloud writers (src/files/pointCloud.ts) on a small synthetic sweep: 4 channels × 8
+ * columns with some no-returns, the sensor about 10⁶ m from the world origin (where float32's
+ * spacing is 6.25 cm, so the world frame needs float64).
+ *
+ * Each file is read back twice: by three.js's loaders (what a browser viewer would use) and by the
+ * test's own header-and-body parser below. What three 0.187 reads, in Node without a DOM (both
+ * loaders' `parse` only need ArrayBuffer, DataView and TextDecoder):
+ * - PCDLoader reads `x y z`, `intensity` and `label` only (`ring`, `column`, `time` are ignored),
+ *   and although it reads `SIZE 8 TYPE F` with getFloat64, it stores positions in a
+ *   Float32BufferAttribute, so a world-frame file's float64 coordinates come out rounded to
+ *   float32. Hence the test's own PCD parser checks every field and the exact float64 values.
+ * - PLYLoader reads `double x y z` into a Float64 attribute (exact), and every other property
+ *   through setCustomPropertyNameMapping, each in its declared type (Uint16 ring, Uint32 column,
+ *   Int32 label, Float32 intensity and time).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PCDLoader } from 'three/examples/jsm/loaders/PCDLoader.js';
+import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
+import {
+  POINT_CLOUD_FORMATS,
+  pointCloudExtension,
+  writeKittiBin,
+  writePcd,
+  writePly,
+  writePointCloud,
+  type LidarPointCloud,
+} from '../../src/files/pointCloud.ts';
+
+const CHANNELS = 4;
+const COLUMNS = 8;
+const SWEEP = 0.1;
+/** The sensor's world position: far from the origin, and not float32-representable. */
+const ORIGIN = [1_000_000.123456789, -2_000_000.987654321, 12.345678901];
+
+/** Rays without a return: a scattered pattern, including ray 0 and the last ray. */
+const noReturn = (c: number, a: number): boolean => (c * 5 + a * 3) % 4 === 0 || (c === CHANNELS - 1 && a === COLUMNS - 1);
+
+function syntheticCloud(allMiss = false): LidarPointCloud {
+  const n = CHANNELS * COLUMNS;
+  const range = new Float32Array(n);
+  const box = new Int32Array(n);
+  const sensorXyz = new Float64Array(3 * n);
+  const worldXyz = new Float64Array(3 * n);
+  const time = new Float64Array(n);
+  const incidence = new Float32Array(n);
+  for (let c = 0; c < CHANNELS; c++) {
+    const elevation = -0.2 + 0.1 * c;
+    for (let a = 0; a < COLUMNS; a++) {
+      const r = c * COLUMNS + a;
+      const azimuth = (2 * Math.PI * a) / COLUMNS;
+      time[r] = (SWEEP * a) / COLUMNS;
+      if (allMiss || noReturn(c, a)) {
+        range[r] = -1;
+        box[r] = -1;
+        incidence[r] = 0;
+        // Meaningless where there is no return: NaN shows they are never written.
+        sensorXyz.fill(Number.NaN, 3 * r, 3 * r + 3);
+        worldXyz.fill(Number.NaN, 3 * r, 3 * r + 3);
+        continue;
+      }
+      const d = 10.123456789 + 1.7 * r;
+      range[r] = d;
+      box[r] = (r * 7) % 11;
+      incidence[r] = 0.05 + (0.9 * r) / n;
+      const p = [d * Math.cos(elevation) * Math.cos(azimuth), d * Math.cos(elevation) * Math.sin(azimuth), d * Math.sin(elevation)];
+      for (let k = 0; k < 3; k++) {
+        sensorXyz[3 * r + k] = p[k]!;
+        // The sensor moves along +x during the sweep (the world point is where the ray hit).
+        worldXyz[3 * r + k] = ORIGIN[k]! + p[k]! + (k === 0 ? 5 * time[r]! : 0);
+      }
+    }
+  }
+  return { channels: CHANNELS, columns: COLUMNS, range, box, sensorXyz, worldXyz, time, incidence };
+}
+
+/** Rays with a return, in ray order. */
+function returnsOf(cloud: LidarPointCloud): number[] {
+  const out: number[] = [];
+  cloud.range.forEach((d, r) => {
+    if (d >= 0) {
+      out.push(r);
+    }
+  });
+  return out;
+}
+
+/** The file as the standalone ArrayBuffer three's loaders want (and the writers return). */
+function bufferOf(bytes: Uint8Array): ArrayBuffer {
+  expect(bytes.byteOffset).toBe(0);
+  expect(bytes.byteLength).toBe(bytes.buffer.byteLength);
+  return bytes.buffer as ArrayBuffer;
+}
+
+function ascii(bytes: Uint8Array, end: number): string {
+  return String.fromCharCode(...bytes.subarray(0, end));
+}
+
+interface Parsed {
+  /** Header text, up to and including the line that ends it. */
+  header: string;
+  /** Header keyword → value (PCD), or the header's lines (PLY). */
+  lines: string[];
+  fields: Record<string, number[]>;
+  /** Body bytes. */
+  bodyBytes: number;
+}
+
+type Reader = { size: number; read: (v: DataView, o: number) => number };
+
+const PCD_READERS: Record<string, Reader> = {
+  F4: { size: 4, read: (v, o) => v.getFloat32(o, true) },
+  F8: { size: 8, read: (v, o) => v.getFloat64(o, true) },
+  U2: { size: 2, read: (v, o) => v.getUint16(o, true) },
+  U4: { size: 4, read: (v, o) => v.getUint32(o, true) },
+  I4: { size: 4, read: (v, o) => v.getInt32(o, true) },
+};
+
+const PLY_READERS: Record<string, Reader> = {
+  float: PCD_READERS.F4!,
+  double: PCD_READERS.F8!,
+  ushort: PCD_READERS.U2!,
+  uint: PCD_READERS.U4!,
+  int: PCD_READERS.I4!,
+};
+
+/** Reads `points` packed little-endian records of the given named fields after the header. */
+function readBody(bytes: Uint8Array, start: number, points: number, layout: [string, Reader][]): Record<string, number[]> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, bytes.byteLength - start);
+  const record = layout.reduce((s, [, r]) => s + r.size, 0);
+  expect(view.byteLength).toBe(points * record);
+  const fields: Record<string, number[]> = Object.fromEntries(layout.map(([name]) => [name, []]));
+  for (let i = 0, o = 0; i < points; i++) {
+    for (const [name, reader] of layout) {
+      fields[name]!.push(reader.read(view, o));
+      o += reader.size;
+    }
+  }
+  return fields;
+}
+
+/** A PCD v0.7 `DATA binary` file: header lines up to DATA, then packed records. */
+function parsePcd(bytes: Uint8Array): Parsed & { key: Record<string, string> } {
+  let end = 0;
+  const lines: string[] = [];
+  for (let start = 0; ; start = end) {
+    end = bytes.indexOf(0x0a, start) + 1;
+    expect(end).toBeGreaterThan(0);
+    const line = ascii(bytes.subarray(start), end - start - 1);
+    lines.push(line);
+    if (line.startsWith('DATA')) {
+      break;
+    }
+  }
+  const key = Object.fromEntries(lines.filter((l) => !l.startsWith('#')).map((l) => [l.split(' ')[0]!, l.slice(l.indexOf(' ') + 1)]));
+  const names = key.FIELDS!.split(' ');
+  const sizes = key.SIZE!.split(' ');
+  const types = key.TYPE!.split(' ');
+  const layout = names.map((name, i): [string, Reader] => [name, PCD_READERS[`${types[i]}${sizes[i]}`]!]);
+  expect(key.DATA).toBe('binary');
+  const points = Number(key.POINTS);
+  return { header: ascii(bytes, end), lines, key, fields: readBody(bytes, end, points, layout), bodyBytes: bytes.length - end };
+}
+
+/** A binary_little_endian PLY file with one vertex element of scalar properties. */
+function parsePly(bytes: Uint8Array): Parsed & { count: number } {
+  const marker = 'end_header\n';
+  let end = -1;
+  for (let i = 0; i + marker.length <= bytes.length; i++) {
+    if (ascii(bytes.subarray(i), marker.length) === marker) {
+      end = i + marker.length;
+      break;
+    }
+  }
+  expect(end).toBeGreaterThan(0);
+  const header = ascii(bytes, end);
+  const lines = header.trimEnd().split('\n');
+  expect(lines[0]).toBe('ply');
+  expect(lines[1]).toBe('format binary_little_endian 1.0');
+  const vertex = lines.find((l) => l.startsWith('element '))!;
+  expect(lines.filter((l) => l.startsWith('element '))).toEqual([vertex]);
+  const count = Number(vertex.split(' ')[2]);
+  const layout = lines
+    .filter((l) => l.startsWith('property '))
+    .map((l): [string, Reader] => {
+      const [, type, name] = l.split(' ');
+      return [name!, PLY_READERS[type!]!];
+    });
+  return { header, lines, count, fields: readBody(bytes, end, count, layout), bodyBytes: bytes.length - end };
+}
+
+const f32 = Math.fround;
+
+/** The per-point values every format carries, from the cloud itself. */
+function expected(cloud: LidarPointCloud, frame: 'sensor' | 'world') {
+  const rays = returnsOf(cloud);
+  const xyz = frame === 'world' ? cloud.worldXyz : cloud.sensorXyz;
+  const round = frame === 'world' ? (x: number) => x : f32;
+  return {
+    rays,
+    x: rays.map((r) => round(xyz[3 * r]!)),
+    y: rays.map((r) => round(xyz[3 * r + 1]!)),
+    z: rays.map((r) => round(xyz[3 * r + 2]!)),
+    intensity: rays.map((r) => f32(cloud.incidence[r]!)),
+    ring: rays.map((r) => Math.floor(r / cloud.columns)),
+    column: rays.map((r) => r % cloud.columns),
+    time: rays.map((r) => f32(cloud.time[r]!)),
+    label: rays.map((r) => cloud.box[r]!),
+  };
+}
+
+const FIELDS = ['x', 'y', 'z', 'intensity', 'ring', 'column', 'time', 'label'] as const;
+
+function pcdHeader(frame: 'sensor' | 'world', points: number): string {
+  const s = frame === 'world' ? 8 : 4;
+  return [
+    '# .PCD v0.7 - Point Cloud Data file format',
+    `# webgpu-obb lidar sweep (${frame} frame); intensity = cosine of the incidence angle`,
+    'VERSION 0.7',
+    'FIELDS x y z intensity ring column time label',
+    `SIZE ${s} ${s} ${s} 4 2 4 4 4`,
+    'TYPE F F F F U U F I',
+    'COUNT 1 1 1 1 1 1 1 1',
+    `WIDTH ${points}`,
+    'HEIGHT 1',
+    'VIEWPOINT 0 0 0 1 0 0 0',
+    `POINTS ${points}`,
+    'DATA binary',
+    '',
+  ].join('\n');
+}
+
+function plyLoader(): PLYLoader {
+  const loader = new PLYLoader();
+  loader.setCustomPropertyNameMapping({ intensity: ['intensity'], ring: ['ring'], column: ['column'], time: ['time'], label: ['label'] });
+  return loader;
+}
+
+describe('the synthetic sweep', () => {
+  it('has no-returns and world coordinates float32 cannot hold', () => {
+    const cloud = syntheticCloud();
+    const rays = returnsOf(cloud);
+    expect(rays.length).toBeGreaterThan(10);
+    expect(rays.length).toBeLessThan(CHANNELS * COLUMNS);
+    expect(rays).not.toContain(0);
+    expect(rays).not.toContain(CHANNELS * COLUMNS - 1);
+    // float32 rounding moves some world coordinate by more than a centimetre.
+    const worst = Math.max(...rays.map((r) => Math.abs(f32(cloud.worldXyz[3 * r]!) - cloud.worldXyz[3 * r]!)));
+    expect(worst).toBeGreaterThan(0.01);
+  });
+});
+
+describe('writePcd', () => {
+  const cloud = syntheticCloud();
+  const want = expected(cloud, 'sensor');
+  const n = want.rays.length;
+
+  it('sensor frame: the header, and 30-byte float32-xyz records of the returns only', () => {
+    const bytes = writePcd(cloud);
+    const pcd = parsePcd(bytes);
+    expect(pcd.header).toBe(pcdHeader('sensor', n));
+    expect(pcd.bodyBytes).toBe(n * 30);
+    for (const f of FIELDS) {
+      expect(pcd.fields[f], f).toEqual(want[f]);
+    }
+    expect(writePcd(cloud, { frame: 'sensor' })).toEqual(bytes);
+  });
+
+  it('sensor frame: three.js PCDLoader reads the points, intensity and label', () => {
+    const points = new PCDLoader().parse(bufferOf(writePcd(cloud)));
+    const geometry = points.geometry;
+    const position = geometry.getAttribute('position');
+    expect(position.count).toBe(n);
+    for (let i = 0; i < n; i++) {
+      expect([position.getX(i), position.getY(i), position.getZ(i)]).toEqual([want.x[i], want.y[i], want.z[i]]);
+    }
+    expect(Array.from(geometry.getAttribute('intensity').array)).toEqual(want.intensity);
+    const label = geometry.getAttribute('label');
+    expect(label.array).toBeInstanceOf(Int32Array);
+    expect(Array.from(label.array)).toEqual(want.label);
+    // Its other fields are not read: only these attributes exist.
+    expect(Object.keys(geometry.attributes).sort()).toEqual(['intensity', 'label', 'position']);
+  });
+
+  it('world frame: float64 xyz (SIZE 8 TYPE F), exact to float64', () => {
+    const world = expected(cloud, 'world');
+    const bytes = writePcd(cloud, { frame: 'world' });
+    const pcd = parsePcd(bytes);
+    expect(pcd.header).toBe(pcdHeader('world', n));
+    expect(pcd.bodyBytes).toBe(n * 42);
+    for (const f of FIELDS) {
+      expect(pcd.fields[f], f).toEqual(world[f]);
+    }
+    // The exact float64 world coordinates, bit for bit.
+    expect(pcd.fields.x).toEqual(want.rays.map((r) => cloud.worldXyz[3 * r]));
+  });
+
+  it('world frame: PCDLoader reads F 8 but keeps only float32 positions', () => {
+    const world = expected(cloud, 'world');
+    const position = new PCDLoader().parse(bufferOf(writePcd(cloud, { frame: 'world' }))).geometry.getAttribute('position');
+    expect(position.array).toBeInstanceOf(Float32Array);
+    expect(position.count).toBe(n);
+    const xs = Array.from({ length: n }, (_, i) => position.getX(i));
+    // It read the float64 values (the right numbers, not garbage) then rounded them to float32 …
+    expect(xs).toEqual(world.x.map(f32));
+    // … which loses centimetres at 10⁶ m: the float64 file is what keeps them.
+    expect(Math.max(...xs.map((x, i) => Math.abs(x - world.x[i]!)))).toBeGreaterThan(0.01);
+  });
+});
+
+describe('writePly', () => {
+  const cloud = syntheticCloud();
+  const want = expected(cloud, 'sensor');
+  const n = want.rays.length;
+
+  function plyHeader(type: 'float' | 'double', frame: string, count: number): string {
+    return [
+      'ply',
+      'format binary_little_endian 1.0',
+      `comment webgpu-obb lidar sweep (${frame} frame)`,
+      'comment intensity = cosine of the incidence angle (no simulated reflectivity)',
+      'comment ring = channel, column = azimuth step, time = seconds from the sweep start, label = box index',
+      `element vertex ${count}`,
+      `property ${type} x`,
+      `property ${type} y`,
+      `property ${type} z`,
+      'property float intensity',
+      'property ushort ring',
+      'property uint column',
+      'property float time',
+      'property int label',
+      'end_header',
+      '',
+    ].join('\n');
+  }
+
+  it('sensor frame: the header and float32-xyz records (own parse)', () => {
+    const ply = parsePly(writePly(cloud));
+    expect(ply.header).toBe(plyHeader('float', 'sensor', n));
+    expect(ply.bodyBytes).toBe(n * 30);
+    for (const f of FIELDS) {
+      expect(ply.fields[f], f).toEqual(want[f]);
+    }
+  });
+
+  it('sensor frame: three.js PLYLoader reads every property in its type', () => {
+    const g = plyLoader().parse(bufferOf(writePly(cloud)));
+    const position = g.getAttribute('position');
+    expect(position.array).toBeInstanceOf(Float32Array);
+    expect(position.count).toBe(n);
+    for (let i = 0; i < n; i++) {
+      expect([position.getX(i), position.getY(i), position.getZ(i)]).toEqual([want.x[i], want.y[i], want.z[i]]);
+    }
+    const types = { intensity: Float32Array, ring: Uint16Array, column: Uint32Array, time: Float32Array, label: Int32Array };
+    for (const [name, type] of Object.entries(types)) {
+      const attribute = g.getAttribute(name);
+      expect(attribute.array, name).toBeInstanceOf(type);
+      expect(Array.from(attribute.array), name).toEqual(want[name as keyof typeof types]);
+    }
+    expect(g.index).toBeNull();
+  });
+
+  it('world frame: double xyz, exact to float64 in PLYLoader and in the own parse', () => {
+    const world = expected(cloud, 'world');
+    const bytes = writePly(cloud, { frame: 'world' });
+    const ply = parsePly(bytes);
+    expect(ply.header).toBe(plyHeader('double', 'world', n));
+    expect(ply.bodyBytes).toBe(n * 42);
+    for (const f of FIELDS) {
+      expect(ply.fields[f], f).toEqual(world[f]);
+    }
+    const position = plyLoader().parse(bufferOf(bytes)).getAttribute('position');
+    expect(position.array).toBeInstanceOf(Float64Array);
+    expect(Array.from(position.array)).toEqual(want.rays.flatMap((r) => [0, 1, 2].map((k) => cloud.worldXyz[3 * r + k])));
+    expect(Array.from(plyLoader().parse(bufferOf(bytes)).getAttribute('label').array)).toEqual(want.label);
+  });
+});
+
+describe('writeKittiBin', () => {
+  const cloud = syntheticCloud();
+  const want = expected(cloud, 'sensor');
+
+  it('16 bytes per return: float32 x y z reflectance (= incidence cosine), sensor frame', () => {
+    const bytes = writeKittiBin(cloud);
+    expect(bytes.length).toBe(16 * want.rays.length);
+    const view = new DataView(bufferOf(bytes));
+    const decoded = Array.from({ length: bytes.length / 4 }, (_, i) => view.getFloat32(4 * i, true));
+    expect(decoded).toEqual(want.rays.flatMap((_, i) => [want.x[i], want.y[i], want.z[i], want.intensity[i]]));
+    // Read the way KITTI tools do (np.fromfile(..., np.float32).reshape(-1, 4)); little-endian host.
+    expect(Array.from(new Float32Array(bufferOf(bytes)))).toEqual(decoded);
+    for (let i = 3; i < decoded.length; i += 4) {
+      expect(decoded[i]).toBeGreaterThanOrEqual(0);
+      expect(decoded[i]).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
+describe('an empty sweep (no returns)', () => {
+  const cloud = syntheticCloud(true);
+
+  it('PCD: a valid header with 0 points and no body', () => {
+    const bytes = writePcd(cloud);
+    const pcd = parsePcd(bytes);
+    expect(pcd.header).toBe(pcdHeader('sensor', 0));
+    expect(pcd.bodyBytes).toBe(0);
+    expect(parsePcd(writePcd(cloud, { frame: 'world' })).header).toBe(pcdHeader('world', 0));
+    const geometry = new PCDLoader().parse(bufferOf(bytes)).geometry;
+    expect(geometry.getAttribute('position')).toBeUndefined();
+  });
+
+  it('PLY: element vertex 0, and PLYLoader gives an empty geometry', () => {
+    const bytes = writePly(cloud, { frame: 'world' });
+    const ply = parsePly(bytes);
+    expect(ply.count).toBe(0);
+    expect(ply.bodyBytes).toBe(0);
+    expect(ply.lines).toContain('element vertex 0');
+    expect(plyLoader().parse(bufferOf(bytes)).getAttribute('position').count).toBe(0);
+  });
+
+  it('KITTI: an empty file', () => {
+    expect(writeKittiBin(cloud).length).toBe(0);
+  });
+});
+
+describe('validation', () => {
+  const good = syntheticCloud();
+  const writers = [
+    (c: LidarPointCloud) => writePcd(c),
+    (c: LidarPointCloud) => writePly(c),
+    (c: LidarPointCloud) => writeKittiBin(c),
+  ];
+
+  it.each([
+    ['range', { range: new Float32Array(31) }],
+    ['box', { box: new Int32Array(33) }],
+    ['sensorXyz', { sensorXyz: new Float64Array(32) }],
+    ['worldXyz', { worldXyz: new Float64Array(3 * 32 + 3) }],
+    ['time', { time: new Float64Array(8) }],
+    ['incidence', { incidence: new Float32Array(0) }],
+  ])('rejects an inconsistent %s length with a RangeError naming it', (field, patch) => {
+    for (const write of writers) {
+      expect(() => write({ ...good, ...patch })).toThrow(RangeError);
+      expect(() => write({ ...good, ...patch })).toThrow(new RegExp(`^${field} must have`));
+    }
+  });
+
+  it('rejects channels × columns that do not match the arrays, or are not positive integers', () => {
+    for (const write of writers) {
+      expect(() => write({ ...good, columns: 16 })).toThrow("range must have channels × columns = 64 elements (4 × 16 rays; got 32)");
+      expect(() => write({ ...good, columns: 7 })).toThrow(/^range must have/);
+      expect(() => write({ ...good, channels: 0 })).toThrow(/^channels must be/);
+      expect(() => write({ ...good, channels: 2.5 })).toThrow(RangeError);
+      expect(() => write({ ...good, columns: Number.NaN })).toThrow(/^columns must be/);
+    }
+    // ring is uint16: more than 65,536 channels cannot be written.
+    expect(() => writePcd({ ...good, channels: 65_537, columns: 1 })).toThrow(/^channels must be/);
+  });
+
+  it('rejects an unknown frame, a world-frame KITTI file and an unknown format', () => {
+    const frame = { frame: 'vehicle' } as unknown as { frame: 'sensor' };
+    expect(() => writePcd(good, frame)).toThrow(/^frame must be/);
+    expect(() => writePly(good, frame)).toThrow(RangeError);
+    expect(() => writePointCloud('kitti', good, { frame: 'world' })).toThrow(/^frame must be 'sensor'/);
+    expect(() => writePointCloud('las' as 'pcd', good)).toThrow(/^format must be one of pcd, ply, kitti/);
+    expect(() => pointCloudExtension('las' as 'pcd')).toThrow(RangeError);
+  });
+});
+
+describe('writePointCloud', () => {
+  const cloud = syntheticCloud();
+
+  it('dispatches on the format, with the usual extensions', () => {
+    expect(POINT_CLOUD_FORMATS).toEqual(['pcd', 'ply', 'kitti']);
+    expect(POINT_CLOUD_FORMATS.map(pointCloudExtension)).toEqual(['.pcd', '.ply', '.bin']);
+    expect(writePointCloud('pcd', cloud, { frame: 'world' })).toEqual(writePcd(cloud, { frame: 'world' }));
+    expect(writePointCloud('ply', cloud)).toEqual(writePly(cloud));
+    expect(writePointCloud('kitti', cloud)).toEqual(writeKittiBin(cloud));
+    expect(writePointCloud('kitti', cloud, { frame: 'sensor' })).toEqual(writeKittiBin(cloud));
+  });
+
+  it('is browser-safe: the module imports nothing from node:', () => {
+    const source = readFileSync(new URL('../../src/files/pointCloud.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/\bfrom\s+['"]node:/);
+    expect(source).not.toMatch(/\bimport\s*\(/);
+    expect(source).not.toMatch(/\brequire\s*\(/);
+  });
+});
