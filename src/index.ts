@@ -32,6 +32,8 @@ export { MATRIX_SHEAR_TOLERANCE, obbFromAxes, obbFromMatrix, obbFromPoints, obbF
 export { obbCorners, obbEdges, obbFromAabb, obbToAabb, rayFromScreen, type ScreenRayOptions } from './core/helpers.ts';
 export { frustumPlanes, type Plane } from './core/frustum.ts';
 export { linearElevations, mountPose, type LidarDescription, type LidarPose, type LidarMotion, type BoxMotion } from './core/lidar.ts';
+export { LIDAR_PRESETS, lidarPreset, type LidarPresetSpec, type LidarPresetOptions } from './core/lidarPresets.ts';
+export { lidarFromOusterMetadata, ousterLidarToSensorPose, type OusterOptions } from './core/ouster.ts';
 export {
   writePcd, writePly, writeKittiBin, writePointCloud, pointCloudExtension, POINT_CLOUD_FORMATS,
   type LidarPointCloud, type PointFrame,

@@ -61,7 +61,7 @@ export function oneLine(error: unknown): string {
  * a temporary file in the same folder, then rename (atomic within one file system). `what`
  * says what failed in the error (default `--out PATH: cannot write the result`).
  */
-export async function writeFileAtomic(path: string, text: string, what = `--out ${path}: cannot write the result`): Promise<void> {
+export async function writeFileAtomic(path: string, text: string | Uint8Array, what = `--out ${path}: cannot write the result`): Promise<void> {
   const target = resolve(path);
   const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   try {

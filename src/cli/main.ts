@@ -19,7 +19,7 @@
  * process.exitCode = await main(['run', 'scene.json', '--backend', 'cpu']);
  */
 import { readFileSync } from 'node:fs';
-import { access, constants as fsConstants, stat } from 'node:fs/promises';
+import { access, constants as fsConstants, mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,6 +30,9 @@ import { CliError, EXIT, ioReason, oneLine, readScene, writeFileAtomic, type Cli
 export { EXIT, type CliIo } from './common.ts';
 import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
 import { runReference, runSceneGpuRaw } from './run.ts';
+import { sceneMotion } from '../judge/judge.ts';
+import { lidarPointFields } from '../reference/lidar.ts';
+import { POINT_CLOUD_FORMATS, pointCloudExtension, writePointCloud, type PointCloudFormat, type PointFrame } from '../files/pointCloud.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
 import { KIT_COMMANDS, KIT_OPTIONS, KIT_USAGE, runKit, writeReports } from './kit.ts';
 
@@ -37,6 +40,7 @@ const USAGE = `Usage:
   webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
                  [--runtime browser|node] [--adapter swiftshader|default]
                  [--accel auto|bvh|brute] [--lenient] [--quiet]
+                 [--lidar-out DIR [--lidar-format pcd|ply|kitti] [--lidar-frame sensor|world]]
   webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--adapter swiftshader|default]
                  [--accel auto|bvh|brute] [--junit FILE.xml] [--html FILE.html] [--lenient] [--quiet]
 ${KIT_USAGE}
@@ -69,6 +73,14 @@ Options:
                       refusing the file
 ${KIT_OPTIONS}
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
+  --lidar-out DIR     run: also write each LiDAR sweep's returns as a point cloud,
+                      DIR/lidar-K.pcd|.ply|.bin (x y z, intensity = incidence cosine, ring,
+                      column, time, label = box; KITTI: x y z and the cosine as reflectance)
+  --lidar-format pcd|ply|kitti
+                      the point-cloud format (default pcd: binary PCD v0.7)
+  --lidar-frame sensor|world
+                      the points' frame (default sensor, at each point's own time; world is
+                      float64, not for KITTI)
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
   -q, --quiet         no progress lines on stderr
@@ -84,7 +96,13 @@ Environment:
 Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
                            "axes": [[ux,uy,uz],[vx,vy,vz],[wx,wy,wz]] | "rotation": [x,y,z,w] } ],
               "rays": [ { "origin": [x,y,z], "direction": [x,y,z], "maxDistance": d | null } ],
-              "pairs": [ [i, j] ], "allPairs": true }   (rays, pairs, allPairs optional)
+              "pairs": [ [i, j] ], "allPairs": true,
+              "lidars": [ { "sensor": "VLP-16" | { "elevationsDeg": [...], "columns": N,
+                            "maxRange": R, "azimuthOffsetsDeg"?, "beamOriginOffset"?,
+                            "azimuthStartDeg"?, "azimuthEndDeg"?, "minRange"?, "sweepTime"? },
+                            "pose": { "position": [x,y,z], "rotation": [x,y,z,w] }, "poseEnd"? } ] }
+            (rays, pairs, allPairs, lidars optional; a box may carry "velocity" and
+             "angularVelocity" [x,y,z], moving during the sweeps)
 
 Result numbers: t, normals and gaps from the GPU are float32, written as the shortest decimal
 that reads back as the same float32; the CPU reference's are float64.
@@ -245,6 +263,9 @@ interface Parsed {
   adapter: 'swiftshader' | 'default' | undefined;
   lenient: boolean;
   out: string | undefined;
+  lidarOut: string | undefined;
+  lidarFormat: PointCloudFormat;
+  lidarFrame: PointFrame;
   junit: string | undefined;
   html: string | undefined;
   browser: string | undefined;
@@ -269,6 +290,9 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
         junit: { type: 'string' },
         html: { type: 'string' },
         out: { type: 'string', short: 'o' },
+        'lidar-out': { type: 'string' },
+        'lidar-format': { type: 'string' },
+        'lidar-frame': { type: 'string' },
         browser: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
@@ -339,6 +363,24 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
   if (command === 'run' && (junit !== undefined || html !== undefined)) {
     throw new CliError(EXIT.USAGE, `--${junit !== undefined ? 'junit' : 'html'} is for verify and judge (run writes a result file: judge it)`);
   }
+  const lidarOut = values['lidar-out'];
+  const lidarFormat = values['lidar-format'] ?? 'pcd';
+  const lidarFrame = values['lidar-frame'] ?? 'sensor';
+  if (command === 'verify' && lidarOut !== undefined) {
+    throw new CliError(EXIT.USAGE, 'verify prints a report; --lidar-out is for run');
+  }
+  if (lidarOut === undefined && (values['lidar-format'] !== undefined || values['lidar-frame'] !== undefined)) {
+    throw new CliError(EXIT.USAGE, `--${values['lidar-format'] !== undefined ? 'lidar-format' : 'lidar-frame'} needs --lidar-out DIR`);
+  }
+  if (!(POINT_CLOUD_FORMATS as readonly unknown[]).includes(lidarFormat)) {
+    throw new CliError(EXIT.USAGE, `--lidar-format must be pcd, ply or kitti (got '${String(lidarFormat)}')`);
+  }
+  if (lidarFrame !== 'sensor' && lidarFrame !== 'world') {
+    throw new CliError(EXIT.USAGE, `--lidar-frame must be sensor or world (got '${String(lidarFrame)}')`);
+  }
+  if (lidarFormat === 'kitti' && lidarFrame === 'world') {
+    throw new CliError(EXIT.USAGE, 'KITTI .bin files are float32 in the sensor frame; --lidar-frame world needs pcd or ply');
+  }
   const browser = values['browser'];
   return {
     command,
@@ -349,6 +391,9 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     adapter,
     lenient: values['lenient'] === true,
     out: typeof out === 'string' ? out : undefined,
+    lidarOut: typeof lidarOut === 'string' ? lidarOut : undefined,
+    lidarFormat: lidarFormat as PointCloudFormat,
+    lidarFrame: lidarFrame as PointFrame,
     junit: typeof junit === 'string' ? junit : undefined,
     html: typeof html === 'string' ? html : undefined,
     browser: typeof browser === 'string' ? browser : undefined,
@@ -367,7 +412,7 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     const fields = scene.unknownFields.join(', ');
     if (!args.lenient) {
       throw new CliError(EXIT.USAGE,
-        `${args.scene}: unknown field(s) ${fields} (a scene has boxes, rays, pairs, allPairs; --lenient ignores the rest)`);
+        `${args.scene}: unknown field(s) ${fields} (a scene has boxes, rays, pairs, allPairs, lidars; --lenient ignores the rest)`);
     }
     io.err(`webgpu-obb: warning: ${args.scene}: ignoring unknown field(s) ${fields}\n`);
   }
@@ -393,6 +438,9 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     result = sceneResultFromGpu(scene, await gpuRaw());
   }
   const text = formatResult(result);
+  if (args.lidarOut !== undefined) {
+    await writePointClouds(scene, result, args, progress);
+  }
   if (args.out === undefined) {
     io.out(text);
   } else {
@@ -401,6 +449,31 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   }
   progress(`done in ${seconds(started)}`);
   return EXIT.OK;
+}
+
+/**
+ * Writes each sweep of `result` as DIR/lidar-K.EXT: the per-point fields computed on the host in
+ * float64 from the sweep's images (lidarPointFields), then the chosen writer. The folder is
+ * made when missing; each file is written atomically.
+ */
+async function writePointClouds(scene: Scene, result: SceneResult, args: Parsed, progress: (message: string) => void): Promise<void> {
+  const dir = args.lidarOut!;
+  if (!scene.lidars || !result.lidars) {
+    throw new CliError(EXIT.USAGE, `--lidar-out ${dir}: the scene has no "lidars" to write`);
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw new CliError(EXIT.FAILED, `--lidar-out ${dir}: cannot make the folder (${ioReason(error)})`);
+  }
+  for (const [k, l] of scene.lidars.entries()) {
+    const sweep = result.lidars[k]!;
+    const cloud = lidarPointFields(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), sweep.range, sweep.box);
+    const file = join(dir, `lidar-${k}${pointCloudExtension(args.lidarFormat)}`);
+    const bytes = writePointCloud(args.lidarFormat, cloud, { frame: args.lidarFrame });
+    await writeFileAtomic(file, bytes, `--lidar-out ${file}: cannot write the point cloud`);
+    progress(`wrote ${file} (${sweep.box.filter((b) => b >= 0).length} points, ${args.lidarFormat}, ${args.lidarFrame} frame)`);
+  }
 }
 
 /**

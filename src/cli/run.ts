@@ -8,7 +8,8 @@
 import type { Accel, ObbGpu } from '../ObbGpu.ts';
 import { count, type Scene } from '../files/scene.ts';
 import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
-import { runReference, type ProgressFn } from '../judge/judge.ts';
+import { runReference, sceneMotion, type ProgressFn } from '../judge/judge.ts';
+import type { LidarSensor } from '../lidar/LidarSensor.ts';
 
 export { runReference, type ProgressFn } from '../judge/judge.ts';
 
@@ -58,6 +59,24 @@ export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: Pro
       const broad = path === 'bvh' ? ' (BVH)' : path === 'grid' ? ' (grid, or BVH if crowded)' : undefined;
       onProgress?.(broad ? `all pairs: ${count(n, 'box', 'boxes')}${broad}…` : `all pairs: ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
       out.allPairs = Array.from((await gpu.allPairs(set, { accel })).pairs);
+    }
+    if (scene.lidars && scene.lidars.length > 0) {
+      const rays = scene.lidars.reduce((n, l) => n + l.desc.elevations.length * l.desc.azimuthSteps, 0);
+      onProgress?.(`LiDAR: ${count(scene.lidars.length, 'sweep', 'sweeps')}, ${count(rays, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}, one submission…`);
+      const sensors: LidarSensor[] = [];
+      try {
+        for (const l of scene.lidars) {
+          sensors.push(await gpu.createLidar(l.desc));
+        }
+        const sweeps = await gpu.lidarSweepMany(set, scene.lidars.map((l, k) => ({ sensor: sensors[k]!, pose: l.pose, options: sceneMotion(scene, l) })));
+        out.lidars = sweeps.map((s) => ({ range: Array.from(s.range), box: Array.from(s.box), returnsPerBox: Array.from(s.returnsPerBox) }));
+      } finally {
+        for (const sensor of sensors) {
+          sensor.destroy();
+        }
+      }
+    } else if (scene.lidars) {
+      out.lidars = [];
     }
     return out;
   } finally {

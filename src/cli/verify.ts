@@ -48,9 +48,15 @@ export function compareScene(scene: Scene, gpu: GpuSceneRaw, ref?: CpuSceneRaw, 
   if (scene.allPairs && !gpu.allPairs) {
     throw new Error('GPU returned no all-pairs list');
   }
+  if (scene.lidars && gpu.lidars?.length !== scene.lidars.length) {
+    throw new Error(`GPU returned ${gpu.lidars?.length ?? 'no'} LiDAR sweeps for ${scene.lidars.length}`);
+  }
   return compareAnswers(scene, {
     ...(gpu.rays ? { hits: gpuClosestHits(gpu.rays) } : {}),
     ...(gpu.pairs ? { pairs: gpuPairResults(gpu.pairs) } : {}),
     ...(gpu.allPairs ? { allPairs: Uint32Array.from(gpu.allPairs) } : {}),
+    ...(gpu.lidars ? {
+      lidars: gpu.lidars.map((l) => ({ range: Float64Array.from(l.range), box: Int32Array.from(l.box), returnsPerBox: Uint32Array.from(l.returnsPerBox) })),
+    } : {}),
   }, { origin: gpu.origin, ...(ref ? { reference: ref } : {}), ...(onProgress ? { onProgress } : {}) });
 }

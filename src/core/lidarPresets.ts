@@ -26,15 +26,16 @@
  * - Ouster (the lidar coordinate frame of Ouster's documented XYZ formula): see src/core/ouster.ts,
  *   whose importer builds the preset from the published sample unit's metadata.
  * Not modelled: the per-laser firing-time offsets inside one firing cycle (the contract fires a
- * column's channels at once; at 600 RPM a cycle of ~55 µs is ~0.2°), Velodyne's per-laser
- * distance / vertical / horizontal offset corrections (all zero in the tables used here), and the
- * Ouster importer's beam-origin circle is the only origin offset.
+ * column's channels at once; at 600 RPM a cycle of ~55 µs turns the head ~0.2°), and per-laser
+ * origin offsets other than one shared beam-origin circle (Velodyne's distance / vertical /
+ * horizontal offset corrections are all zero in the tables used here).
  *
  * Left out, and why:
- * - Velodyne HDL-64E: calibrated per unit, and the published calibrations (ros-drivers/velodyne
- *   params/64e_s2.1-sztaki.yaml, 64e_s3-xiesc.yaml, 64e_utexas.yaml) carry per-laser
- *   horiz_offset_correction (±2.6 cm), vert_offset_correction (14–22 cm) and distance corrections
- *   that this contract cannot express (one shared beam-origin circle); no nominal table was found.
+ * - Velodyne HDL-64E: calibrated per unit, with no nominal table found. The published unit
+ *   calibrations (ros-drivers/velodyne params/64e_s2.1-sztaki.yaml and 64e_s3-xiesc.yaml) carry
+ *   per-laser horiz_offset_correction (±2.6 cm), vert_offset_correction (10.5–21.7 cm) and
+ *   dist_correction (1.2–1.6 m) that this contract cannot express (one shared beam-origin circle);
+ *   64e_utexas.yaml lacks horizontal offsets and has distance corrections up to 0.32 m.
  * - Ouster OS1-128: per-unit calibration; published sample units exist (ouster-sdk tests/metadata),
  *   but no datasheet range for their hardware revision (Rev 6/7) was found to cite. Use
  *   lidarFromOusterMetadata with your unit's metadata.json and its datasheet's maxRange.

@@ -8,10 +8,12 @@
  * `lidar_intrinsics.lidar_to_sensor_transform`).
  *
  * The derivation (the sign test in test/cpu/lidarPresets.test.ts checks it to 1e-9):
- * Ouster's documented "Lidar Range to XYZ" (OS1 user guide, "Coordinate Frames and XYZ
- * Calculation", https://static.ouster.dev/sensor-docs/ → Sensor Data; the same formula is
- * `impl::make_xyz_lut` in ouster-lidar/ouster-sdk ouster_core/src/xyzlut.cpp) gives, for range r
- * (mm), measurement column j of W, and beam i, in the *lidar* coordinate frame:
+ * Ouster's documented "Lidar Range to XYZ" (OS1 User Guide, Release v1.14.0-beta.12, Sep 2020,
+ * §8.2, copy at https://www.easymanua.ls/ouster/os1/manual?p=12; the lidar frame as defined at
+ * https://ouster.com/sensor-docs/fw-user-manual/coordinate-system; the same formula is
+ * `impl::make_xyz_lut` in ouster-lidar/ouster-sdk ouster_core/src/xyzlut.cpp, commit
+ * 46b7bceee7995914e2f3f3facf4d78418335b2d7) gives, for range r (mm), measurement column j of W,
+ * and beam i, in the *lidar* coordinate frame:
  *
  *     θ_enc = 2π (1 − j / W)            (encoder_count / 90112 = j / W)
  *     θ_az  = −2π · beam_azimuth_angles[i] / 360
@@ -188,7 +190,7 @@ function beamOffsetMm(l: Layout): number {
  * const pose = mountPose(vehiclePose, mountPose(sensorOnVehicle, ousterLidarToSensorPose(meta)));
  */
 export function lidarFromOusterMetadata(json: unknown, options: OusterOptions = {}): LidarDescription {
-  if (!isObject(options)) {
+  if (typeof options !== 'object' || options === null) {
     fail('options', 'must be { maxRange, minRange? }');
   }
   const { maxRange, minRange } = options;

@@ -34,13 +34,26 @@ export interface PairResult {
   readonly axis: SatAxisName;
 }
 
-/** A result file. `rays`, `pairs` and `allPairs` are present exactly when the scene asked. */
+/**
+ * One LiDAR sweep's entry in a result file: channel-major images (ray c · columns + a), range −1
+ * and box −1 for no return, and the returns per box of the scene.
+ */
+export interface LidarResult {
+  readonly channels: number;
+  readonly columns: number;
+  readonly range: number[];
+  readonly box: number[];
+  readonly returnsPerBox: number[];
+}
+
+/** A result file. `rays`, `pairs`, `allPairs` and `lidars` are present exactly when the scene asked. */
 export interface SceneResult {
   readonly backend: 'gpu' | 'cpu';
   readonly adapter: string;
   readonly rays?: RayResult[];
   readonly pairs?: PairResult[];
   readonly allPairs?: [number, number][];
+  readonly lidars?: LidarResult[];
 }
 
 /**
@@ -62,6 +75,8 @@ export interface GpuSceneRaw {
   readonly pairs?: { readonly overlap: number[]; readonly gap: number[]; readonly axis: number[] };
   /** Flat, sorted `[i0, j0, …]`. */
   readonly allPairs?: number[];
+  /** One per scene sweep: the images as the GPU wrote them (range float32), and the counts. */
+  readonly lidars?: readonly { readonly range: number[]; readonly box: number[]; readonly returnsPerBox: number[] }[];
 }
 
 /** The CPU reference's typed results for a scene. */
@@ -69,6 +84,7 @@ export interface CpuSceneRaw {
   readonly hits?: ClosestHits;
   readonly pairs?: PairResults;
   readonly allPairs?: Uint32Array;
+  readonly lidars?: readonly { readonly range: ArrayLike<number>; readonly box: ArrayLike<number>; readonly returnsPerBox: ArrayLike<number> }[];
 }
 
 function rayPoint(rays: RayArray, r: number, t: number): [number, number, number] {
@@ -111,9 +127,23 @@ function pairResults(r: { overlap: ArrayLike<number>; gap: ArrayLike<number>; ax
   return out;
 }
 
+function lidarResults(scene: Scene, sweeps: CpuSceneRaw['lidars'], rangeOf: (t: number) => number = (t) => t): LidarResult[] | undefined {
+  if (!scene.lidars || !sweeps) {
+    return undefined;
+  }
+  return scene.lidars.map((l, k) => {
+    const s = sweeps[k]!;
+    const box = Array.from(s.box, (b) => (b < 0 ? -1 : b));
+    return {
+      channels: l.desc.elevations.length, columns: l.desc.azimuthSteps,
+      range: Array.from(s.range, (t, r) => (box[r] === -1 ? -1 : rangeOf(t))), box, returnsPerBox: Array.from(s.returnsPerBox),
+    };
+  });
+}
+
 function withQueries(
   head: { backend: 'gpu' | 'cpu'; adapter: string },
-  rays: RayResult[] | undefined, pairs: PairResult[] | undefined, all: [number, number][] | undefined,
+  rays: RayResult[] | undefined, pairs: PairResult[] | undefined, all: [number, number][] | undefined, lidars?: LidarResult[],
 ): SceneResult {
   // Built key by key so absent queries leave no key at all (exactOptionalPropertyTypes).
   const out: { -readonly [K in keyof SceneResult]: SceneResult[K] } = { ...head };
@@ -125,6 +155,9 @@ function withQueries(
   }
   if (all) {
     out.allPairs = all;
+  }
+  if (lidars) {
+    out.lidars = lidars;
   }
   return out;
 }
@@ -186,7 +219,7 @@ export function sceneResultFromCpu(scene: Scene, raw: CpuSceneRaw): SceneResult 
     : undefined;
   const pairs = scene.pairs && raw.pairs ? pairResults(raw.pairs, raw.pairs.count) : undefined;
   const all = scene.allPairs && raw.allPairs ? pairList(raw.allPairs) : undefined;
-  return withQueries({ backend: 'cpu', adapter: CPU_ADAPTER }, rays, pairs, all);
+  return withQueries({ backend: 'cpu', adapter: CPU_ADAPTER }, rays, pairs, all, lidarResults(scene, raw.lidars));
 }
 
 /**
@@ -207,5 +240,5 @@ export function sceneResultFromGpu(scene: Scene, raw: GpuSceneRaw): SceneResult 
     : undefined;
   const pairs = scene.pairs && raw.pairs ? pairResults(raw.pairs, scene.pairs.length / 2, shortestFloat32) : undefined;
   const all = scene.allPairs && raw.allPairs ? pairList(raw.allPairs) : undefined;
-  return withQueries({ backend: 'gpu', adapter: raw.adapter }, rays, pairs, all);
+  return withQueries({ backend: 'gpu', adapter: raw.adapter }, rays, pairs, all, lidarResults(scene, raw.lidars, shortestFloat32));
 }

@@ -13,11 +13,16 @@ import { boxArrayFrom, describeValue, rayArrayFrom } from '../core/canonical.ts'
 import type { BoxArray, BoxInput, Ray, RayArray, Vec3 } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
 import { checkBoxRange, checkRayRange, defaultOrigin } from '../core/inputs.ts';
+import { checkLidar, type BoxMotion, type LidarDescription, type LidarPose } from '../core/lidar.ts';
+import { lidarPreset, LIDAR_PRESETS } from '../core/lidarPresets.ts';
 import { FileFieldError } from './fieldError.ts';
 
 /** Top-level scene fields that are known without being queries (ignored silently). */
 const QUIET_FIELDS = new Set(['description', 'comment', '$schema']);
-const SCENE_FIELDS = new Set(['boxes', 'rays', 'pairs', 'allPairs']);
+const SCENE_FIELDS = new Set(['boxes', 'rays', 'pairs', 'allPairs', 'lidars']);
+const LIDAR_FIELDS = new Set(['sensor', 'pose', 'poseEnd']);
+const SENSOR_FIELDS = new Set(['elevationsDeg', 'azimuthOffsetsDeg', 'beamOriginOffset', 'columns', 'azimuthStartDeg', 'azimuthEndDeg', 'minRange', 'maxRange', 'sweepTime']);
+const POSE_FIELDS = new Set(['position', 'rotation']);
 
 /**
  * A scene file that does not follow the format. `path` names the offending value in the JSON,
@@ -32,6 +37,15 @@ export class SceneError extends FileFieldError {
   override readonly name = 'SceneError';
 }
 
+/** One LiDAR sweep of a scene: the sensor (radians inside), its pose and, for motion, its pose at the sweep's end. */
+export interface SceneLidar {
+  /** The preset's name, or 'custom'. */
+  readonly name: string;
+  readonly desc: LidarDescription;
+  readonly pose: LidarPose;
+  readonly poseEnd?: LidarPose;
+}
+
 /** A validated scene: canonical boxes and rays, flat pairs, and which queries to run. */
 export interface Scene {
   readonly boxes: BoxArray;
@@ -41,6 +55,10 @@ export interface Scene {
   readonly pairs: Uint32Array | undefined;
   /** The file had `"allPairs": true`. */
   readonly allPairs: boolean;
+  /** Present when the file had `lidars` (possibly empty): one sweep per sensor. */
+  readonly lidars: readonly SceneLidar[] | undefined;
+  /** The boxes with a `velocity` or `angularVelocity` (they move during the sweeps); undefined when none. */
+  readonly boxMotion: BoxMotion | undefined;
   /** Top-level fields the format does not know (reported as a warning by the CLI). */
   readonly unknownFields: readonly string[];
 }
@@ -127,6 +145,155 @@ function checkSceneRange(boxes: BoxArray, rays: RayArray | undefined): void {
   }
 }
 
+function finiteVector(value: unknown, n: number, path: string): number[] {
+  if (!Array.isArray(value) || value.length !== n) {
+    throw new SceneError(path, `must be an array of ${n} numbers (got ${describeValue(value)})`);
+  }
+  value.forEach((x: unknown, k) => {
+    if (typeof x !== 'number' || !Number.isFinite(x)) {
+      throw new SceneError(`${path}[${k}]`, infinityHint(`is not a finite number (got ${describeValue(x)})`));
+    }
+  });
+  return value as number[];
+}
+
+function rejectUnknownKeys(value: object, known: ReadonlySet<string>, path: string): void {
+  const unknown = Object.keys(value).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    throw new SceneError(path, `has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} (known: ${[...known].join(', ')})`);
+  }
+}
+
+function asObject(value: unknown, path: string, what: string): Readonly<Record<string, unknown>> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SceneError(path, `must be ${what} (got ${describeValue(value)})`);
+  }
+  return value as Readonly<Record<string, unknown>>;
+}
+
+function parsePose(value: unknown, path: string): LidarPose {
+  const rec = asObject(value, path, 'a pose { "position": [x, y, z], "rotation": [x, y, z, w] }');
+  rejectUnknownKeys(rec, POSE_FIELDS, path);
+  const position = finiteVector(rec['position'], 3, `${path}.position`) as unknown as LidarPose['origin'];
+  if (rec['rotation'] === undefined) {
+    return { origin: position };
+  }
+  const rotation = finiteVector(rec['rotation'], 4, `${path}.rotation`) as unknown as NonNullable<LidarPose['rotation']>;
+  if (!(Math.hypot(...rotation) > 0)) {
+    throw new SceneError(`${path}.rotation`, 'must be a non-zero quaternion [x, y, z, w]');
+  }
+  return { origin: position, rotation };
+}
+
+const DEG = Math.PI / 180;
+
+/** A sensor of a scene file (degrees in the names) as a description (radians), or a preset by name. */
+function parseSensor(value: unknown, path: string): { name: string; desc: LidarDescription } {
+  if (typeof value === 'string') {
+    if (!Object.hasOwn(LIDAR_PRESETS, value)) {
+      throw new SceneError(path, `is not a known sensor ("${value}"; known: ${Object.keys(LIDAR_PRESETS).join(', ')})`);
+    }
+    return { name: value, desc: lidarPreset(value) };
+  }
+  const rec = asObject(value, path, 'a preset name or a sensor { "elevationsDeg": […], "columns": N, "maxRange": R, … }');
+  rejectUnknownKeys(rec, SENSOR_FIELDS, path);
+  const degrees = (key: string): number[] | undefined => {
+    const v = rec[key];
+    if (v === undefined) {
+      return undefined;
+    }
+    if (!Array.isArray(v) || v.length === 0) {
+      throw new SceneError(`${path}.${key}`, `must be a non-empty array of degrees (got ${describeValue(v)})`);
+    }
+    return finiteVector(v, v.length, `${path}.${key}`).map((x) => x * DEG);
+  };
+  const number = (key: string): number | undefined => {
+    const v = rec[key];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) {
+      throw new SceneError(`${path}.${key}`, infinityHint(`is not a finite number (got ${describeValue(v)})`));
+    }
+    return v as number | undefined;
+  };
+  const elevations = degrees('elevationsDeg');
+  if (!elevations) {
+    throw new SceneError(`${path}.elevationsDeg`, 'is missing (one elevation per channel, degrees)');
+  }
+  const columns = number('columns');
+  const maxRange = number('maxRange');
+  if (columns === undefined) {
+    throw new SceneError(`${path}.columns`, 'is missing (columns per sweep)');
+  }
+  if (maxRange === undefined) {
+    throw new SceneError(`${path}.maxRange`, 'is missing (world units)');
+  }
+  const optional: Record<string, number | readonly number[] | undefined> = {
+    azimuthOffsets: degrees('azimuthOffsetsDeg'),
+    azimuthStart: number('azimuthStartDeg') === undefined ? undefined : number('azimuthStartDeg')! * DEG,
+    azimuthEnd: number('azimuthEndDeg') === undefined ? undefined : number('azimuthEndDeg')! * DEG,
+    beamOriginOffset: number('beamOriginOffset'),
+    minRange: number('minRange'),
+    sweepTime: number('sweepTime'),
+  };
+  const desc = { elevations, azimuthSteps: columns, maxRange, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) } as LidarDescription;
+  try {
+    checkLidar(desc);
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      const key = ({ elevations: 'elevationsDeg', azimuthSteps: 'columns', azimuthOffsets: 'azimuthOffsetsDeg', azimuthStart: 'azimuthStartDeg', azimuthEnd: 'azimuthEndDeg' } as Record<string, string>)[error.field] ?? error.field;
+      throw new SceneError(`${path}.${key}`, error.message.replace(/^argument( \d+)?: \S+ /, ''));
+    }
+    throw error;
+  }
+  return { name: 'custom', desc };
+}
+
+function parseLidars(value: unknown, boxes: BoxArray): SceneLidar[] {
+  if (!Array.isArray(value)) {
+    throw new SceneError('lidars', `must be an array of { "sensor", "pose", "poseEnd"? } (got ${describeValue(value)})`);
+  }
+  return value.map((item: unknown, k) => {
+    const path = `lidars[${k}]`;
+    const rec = asObject(item, path, 'a sweep { "sensor", "pose", "poseEnd"? }');
+    rejectUnknownKeys(rec, LIDAR_FIELDS, path);
+    const { name, desc } = parseSensor(rec['sensor'], `${path}.sensor`);
+    if (rec['pose'] === undefined) {
+      throw new SceneError(`${path}.pose`, 'is missing (the sensor\'s { "position", "rotation" })');
+    }
+    const pose = parsePose(rec['pose'], `${path}.pose`);
+    const poseEnd = rec['poseEnd'] === undefined ? undefined : parsePose(rec['poseEnd'], `${path}.poseEnd`);
+    // The sensor must be within the GPU's coordinate range of the boxes' floating origin, as a ray's origin.
+    for (const [where, p] of [['pose', pose], ['poseEnd', poseEnd]] as const) {
+      if (p) {
+        try {
+          checkRayRange({ count: 1, data: Float64Array.of(...p.origin, 1, 0, 0, desc.maxRange) }, defaultOrigin(boxes));
+        } catch (error) {
+          throw error instanceof ValidationError ? new SceneError(`${path}.${where}.position`, error.message.replace(/^ray( \d+)?: origin /, '')) : error;
+        }
+      }
+    }
+    return poseEnd ? { name, desc, pose, poseEnd } : { name, desc, pose };
+  });
+}
+
+/** The boxes' `velocity` and `angularVelocity` (world units/s, rad/s), as one BoxMotion; undefined when no box has either. */
+function parseBoxMotion(items: readonly unknown[]): BoxMotion | undefined {
+  const boxes: number[] = [];
+  const velocity: number[] = [];
+  const angularVelocity: number[] = [];
+  items.forEach((item, i) => {
+    const rec = item as Readonly<Record<string, unknown>>;
+    const v = rec['velocity'];
+    const w = rec['angularVelocity'];
+    if (v === undefined && w === undefined) {
+      return;
+    }
+    boxes.push(i);
+    velocity.push(...(v === undefined ? [0, 0, 0] : finiteVector(v, 3, `boxes[${i}].velocity`)));
+    angularVelocity.push(...(w === undefined ? [0, 0, 0] : finiteVector(w, 3, `boxes[${i}].angularVelocity`)));
+  });
+  return boxes.length === 0 ? undefined : { boxes, velocity, angularVelocity };
+}
+
 /**
  * Validates a parsed scene JSON value and returns its canonical form. Throws {@link SceneError}
  * naming the first bad value; unknown top-level fields are tolerated (listed in `unknownFields`).
@@ -154,8 +321,10 @@ export function parseScene(json: unknown): Scene {
   if (all !== undefined && typeof all !== 'boolean') {
     throw new SceneError('allPairs', `must be true or false (got ${describeValue(all)})`);
   }
+  const lidars = rec['lidars'] === undefined ? undefined : parseLidars(rec['lidars'], boxes);
+  const boxMotion = parseBoxMotion(rec['boxes'] as readonly unknown[]);
   const unknownFields = Object.keys(rec).filter((k) => !SCENE_FIELDS.has(k) && !QUIET_FIELDS.has(k));
-  return { boxes, rays, pairs, allPairs: all === true, unknownFields };
+  return { boxes, rays, pairs, allPairs: all === true, lidars, boxMotion, unknownFields };
 }
 
 /**
@@ -193,6 +362,13 @@ export function describeScene(scene: Scene): string {
   }
   if (scene.allPairs) {
     parts.push('all pairs');
+  }
+  if (scene.lidars) {
+    const rays = scene.lidars.reduce((n, l) => n + l.desc.elevations.length * l.desc.azimuthSteps, 0);
+    parts.push(`${count(scene.lidars.length, 'LiDAR sweep', 'LiDAR sweeps')} (${count(rays, 'ray', 'rays')})`);
+  }
+  if (scene.boxMotion) {
+    parts.push(`${count(scene.boxMotion.boxes.length, 'moving box', 'moving boxes')}`);
   }
   return parts.join(', ');
 }

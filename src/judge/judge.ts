@@ -17,7 +17,19 @@ import { UNIT_ROUNDOFF, type Precision } from '../compare/errorModel.ts';
 import type { ClosestHits, PairResults } from '../core/queries.ts';
 import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs } from '../reference/pairs.ts';
 import { closestHit as referenceClosestHit } from '../reference/raycast.ts';
-import { count, describeScene, type Scene } from '../files/scene.ts';
+import { count, describeScene, type Scene, type SceneLidar } from '../files/scene.ts';
+import { lidarSweepReference } from '../reference/lidar.ts';
+import type { CpuSceneRaw } from '../files/results.ts';
+import { compareLidarSweep, compareReturnsPerBox } from '../compare/lidar.ts';
+import type { LidarMotion } from '../core/lidar.ts';
+
+/** The motion of one of a scene's sweeps: its sensor's poseEnd and the scene's moving boxes. */
+export function sceneMotion(scene: Scene, lidar: SceneLidar): LidarMotion {
+  return {
+    ...(lidar.poseEnd ? { poseEnd: lidar.poseEnd } : {}),
+    ...(scene.boxMotion ? { boxMotion: scene.boxMotion } : {}),
+  };
+}
 import { parseResult, type ParsedResult } from './result.ts';
 
 /** Progress messages of a long run ("closest hit: 10000 rays × 5000 boxes…"). */
@@ -28,6 +40,7 @@ export interface ReferenceResults {
   readonly hits?: ClosestHits;
   readonly pairs?: PairResults;
   readonly allPairs?: Uint32Array;
+  readonly lidars?: NonNullable<CpuSceneRaw['lidars']>;
 }
 
 /**
@@ -50,6 +63,12 @@ export function runReference(scene: Scene, onProgress?: ProgressFn): ReferenceRe
     const n = scene.boxes.count;
     onProgress?.(`all pairs (cpu): ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
     out.allPairs = referenceAllPairs(scene.boxes);
+  }
+  if (scene.lidars) {
+    out.lidars = scene.lidars.map((l, k) => {
+      onProgress?.(`LiDAR sweep ${k} (cpu): ${l.name}, ${count(l.desc.elevations.length * l.desc.azimuthSteps, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
+      return lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l));
+    });
   }
   return out;
 }
@@ -118,6 +137,16 @@ export function compareAnswers(scene: Scene, answers: Omit<ParsedResult, 'unknow
     options.onProgress?.('judging all pairs…');
     comparisons.push(comparePairLists({ a: scene.boxes, origin: [...origin], unitRoundoff: u }, answers.allPairs, ref.allPairs, cmp));
   }
+  if (scene.lidars && answers.lidars) {
+    scene.lidars.forEach((l, k) => {
+      options.onProgress?.(`judging LiDAR sweep ${k}…`);
+      const sweep = answers.lidars![k]!;
+      const rays = compareLidarSweep({ boxes: scene.boxes, desc: l.desc, pose: l.pose, motion: sceneMotion(scene, l), origin: [...origin], unitRoundoff: u }, sweep, cmp);
+      comparisons.push({ ...rays, family: `lidar[${k}]` });
+      const counts = compareReturnsPerBox(ref.lidars?.[k]?.box ?? lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l)).box, sweep, scene.boxes.count, rays.ambiguousRays, cmp);
+      comparisons.push({ ...counts, family: `lidar[${k}].returnsPerBox` });
+    });
+  }
   const sum = (f: (c: Comparison) => number): number => comparisons.reduce((s, c) => s + f(c), 0);
   const mismatch = sum((c) => c.mismatch);
   return { comparisons, total: sum((c) => c.total), mismatch, ambiguous: sum((c) => c.ambiguous), ok: mismatch === 0, unitRoundoff: u };
@@ -163,7 +192,7 @@ export function formatSceneComparison(
     lines.push(formatComparison(c));
   }
   if (cmp.comparisons.length === 0) {
-    lines.push('nothing to compare: the scene has no rays, pairs or allPairs');
+    lines.push('nothing to compare: the scene has no rays, pairs, allPairs or lidars');
   }
   lines.push(
     `${cmp.ok ? 'OK' : 'FAIL'}: ${cmp.mismatch} mismatch, ${cmp.ambiguous} ambiguous in ${cmp.total} cases` +

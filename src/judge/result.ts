@@ -26,6 +26,13 @@ export class ResultError extends FileFieldError {
   override readonly name = 'ResultError';
 }
 
+/** One LiDAR sweep of a result file in typed form. */
+export interface ParsedSweep {
+  readonly range: Float64Array;
+  readonly box: Int32Array;
+  readonly returnsPerBox: Uint32Array;
+}
+
 /** A result file in typed form (what {@link judgeScene} compares). */
 export interface ParsedResult {
   readonly backend: string;
@@ -37,11 +44,13 @@ export interface ParsedResult {
   readonly pairs?: PairResults;
   /** Flat sorted `[i0, j0, …]`, i < j. */
   readonly allPairs?: Uint32Array;
+  /** One per scene sweep: range (−1 = no return) and box (−1) images, and the returns per box. */
+  readonly lidars?: readonly ParsedSweep[];
   /** Top-level fields the format does not know. */
   readonly unknownFields: readonly string[];
 }
 
-const RESULT_FIELDS = new Set(['backend', 'adapter', 'rays', 'pairs', 'allPairs']);
+const RESULT_FIELDS = new Set(['backend', 'adapter', 'rays', 'pairs', 'allPairs', 'lidars']);
 const QUIET_FIELDS = new Set(['description', 'comment', '$schema', 'implementation', 'precision']);
 const AXIS_IDS = new Map<string, number>(SAT_AXIS_NAMES.map((n, k) => [n, k]));
 
@@ -207,6 +216,43 @@ function parseAllPairs(value: unknown, scene: Scene): Uint32Array {
   return out;
 }
 
+function parseLidars(value: unknown, scene: Scene): ParsedSweep[] {
+  const sweeps = scene.lidars!;
+  const items = list(value, 'lidars', sweeps.length, 'sweeps');
+  return items.map((item, k) => {
+    const path = `lidars[${k}]`;
+    const e = record(item, path);
+    only(e, path, ['channels', 'columns', 'range', 'box', 'returnsPerBox']);
+    const C = sweeps[k]!.desc.elevations.length;
+    const A = sweeps[k]!.desc.azimuthSteps;
+    if (e['channels'] !== C || e['columns'] !== A) {
+      throw new ResultError(path, `is ${describeValue(e['channels'])} channels × ${describeValue(e['columns'])} columns; the scene's sensor has ${C} × ${A}`);
+    }
+    const ranges = list(e['range'], `${path}.range`, C * A, 'ranges');
+    const boxes = list(e['box'], `${path}.box`, C * A, 'boxes');
+    const counts = list(e['returnsPerBox'], `${path}.returnsPerBox`, scene.boxes.count, 'counts');
+    const range = new Float64Array(C * A);
+    const box = new Int32Array(C * A);
+    for (let r = 0; r < C * A; r++) {
+      const b = boxes[r];
+      box[r] = b === -1 ? -1 : boxIndex(b, `${path}.box[${r}]`, scene.boxes.count);
+      const t = finite(ranges[r], `${path}.range[${r}]`);
+      if ((box[r] === -1) !== (t === -1) || (t < 0 && t !== -1)) {
+        throw new ResultError(`${path}.range[${r}]`, `= ${t} with box ${box[r]}: a return has a range >= 0 and a box, no return has -1 for both`);
+      }
+      range[r] = t;
+    }
+    const returnsPerBox = new Uint32Array(scene.boxes.count);
+    counts.forEach((c, b) => {
+      if (typeof c !== 'number' || !Number.isInteger(c) || c < 0) {
+        throw new ResultError(`${path}.returnsPerBox[${b}]`, `is not a count (got ${describeValue(c)})`);
+      }
+      returnsPerBox[b] = c;
+    });
+    return { range, box, returnsPerBox };
+  });
+}
+
 /**
  * Validates a result file's JSON against `scene` and returns it in typed form. Throws
  * {@link ResultError} naming the first value that is missing, malformed or out of range; a
@@ -232,9 +278,9 @@ export function parseResult(json: unknown, scene: Scene): ParsedResult {
     backend: text('backend'), adapter: text('adapter'),
     unknownFields: Object.keys(rec).filter((k) => !RESULT_FIELDS.has(k) && !QUIET_FIELDS.has(k)),
   };
-  const need = (k: 'rays' | 'pairs' | 'allPairs', asked: boolean): boolean => {
+  const need = (k: 'rays' | 'pairs' | 'allPairs' | 'lidars', asked: boolean): boolean => {
     if (asked && rec[k] === undefined) {
-      throw new ResultError(k, `is missing: the scene asks for ${k === 'rays' ? 'closest hits' : k === 'pairs' ? 'listed pairs' : 'all pairs'}`);
+      throw new ResultError(k, `is missing: the scene asks for ${({ rays: 'closest hits', pairs: 'listed pairs', allPairs: 'all pairs', lidars: 'LiDAR sweeps' })[k]}`);
     }
     if (!asked && rec[k] !== undefined) {
       throw new ResultError(k, 'is present, but the scene does not ask for it');
@@ -251,6 +297,9 @@ export function parseResult(json: unknown, scene: Scene): ParsedResult {
   }
   if (need('allPairs', scene.allPairs)) {
     out.allPairs = parseAllPairs(rec['allPairs'], scene);
+  }
+  if (need('lidars', scene.lidars !== undefined)) {
+    out.lidars = parseLidars(rec['lidars'], scene);
   }
   return out;
 }
