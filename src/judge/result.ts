@@ -226,7 +226,7 @@ function parseLidars(value: unknown, scene: Scene): ParsedSweep[] {
     const C = sweeps[k]!.desc.elevations.length;
     const A = sweeps[k]!.desc.azimuthSteps;
     if (e['channels'] !== C || e['columns'] !== A) {
-      throw new ResultError(path, `is ${describeValue(e['channels'])} channels × ${describeValue(e['columns'])} columns; the scene's sensor has ${C} × ${A}`);
+      throw new ResultError(path, `is ${String(e['channels'])} channels × ${String(e['columns'])} columns; the scene's sensor has ${C} × ${A}`);
     }
     const ranges = list(e['range'], `${path}.range`, C * A, 'ranges');
     const boxes = list(e['box'], `${path}.box`, C * A, 'boxes');
@@ -245,7 +245,7 @@ function parseLidars(value: unknown, scene: Scene): ParsedSweep[] {
     const returnsPerBox = new Uint32Array(scene.boxes.count);
     counts.forEach((c, b) => {
       if (typeof c !== 'number' || !Number.isInteger(c) || c < 0) {
-        throw new ResultError(`${path}.returnsPerBox[${b}]`, `is not a count (got ${describeValue(c)})`);
+        throw new ResultError(`${path}.returnsPerBox[${b}]`, `is not a count (got ${typeof c === 'number' ? c : describeValue(c)})`);
       }
       returnsPerBox[b] = c;
     });

@@ -407,7 +407,7 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     const r = cli('run', 'scene.json', '--backend', 'cpu', '-q');
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim()).toBe('webgpu-obb: scene.json: unknown field(s) lidar, frustum (a scene has boxes, rays, pairs, allPairs; --lenient ignores the rest)');
+    expect(r.stderr.trim()).toBe('webgpu-obb: scene.json: unknown field(s) lidar, frustum (a scene has boxes, rays, pairs, allPairs, lidars; --lenient ignores the rest)');
     const lenient = cli('run', 'scene.json', '--backend', 'cpu', '-q', '--lenient');
     expect(lenient.code, lenient.stderr).toBe(0);
     expect(lenient.stderr.trim()).toBe('webgpu-obb: warning: scene.json: ignoring unknown field(s) lidar, frustum');

@@ -1,0 +1,229 @@
+/**
+ * LiDAR in the file formats and the commands (CPU): scene files' `lidars` (presets by name,
+ * sensors in degrees, poses, poseEnd) and moving boxes, refused in one line naming the value;
+ * result files' `lidars` written by the reference, judged clean, and corrupted in known ways
+ * (a wrong box, a range off by 1%, a count off, a missing sweep, a return without a box), each
+ * found exactly; `run --lidar-out` writing PCD, PLY and KITTI files that read back. And the
+ * reference's own motion: the boxes at a column's time and the sensor's path.
+ */
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PCDLoader } from 'three/examples/jsm/loaders/PCDLoader.js';
+import { parseScene, SceneError } from '../../src/files/scene.ts';
+import { judgeScene, ResultError, runReference } from '../../src/judge/index.ts';
+import { sceneResultFromCpu, type SceneResult } from '../../src/files/results.ts';
+import { formatResult, main, type CliIo } from '../../src/cli/main.ts';
+import { lidarPreset } from '../../src/core/lidarPresets.ts';
+import { boxAtTime, columnFrames } from '../../src/core/lidar.ts';
+import { lidarRays } from '../../src/reference/lidar.ts';
+
+const deg = Math.PI / 180;
+
+function sceneJson(): Record<string, unknown> {
+  return {
+    boxes: [
+      { center: [10, 0, 0], halfExtents: [2, 1, 1], rotation: [0, 0, 0, 1], velocity: [0, 5, 0] },
+      { center: [0, 12, 0.5], halfExtents: [1, 3, 2], rotation: [0, 0, 0.3826834, 0.9238795], angularVelocity: [0, 0, 2] },
+      { center: [-8, -8, 0], halfExtents: [1.5, 1.5, 3], rotation: [0, 0, 0, 1] },
+      { center: [0, 0, -2.5], halfExtents: [50, 50, 0.5], rotation: [0, 0, 0, 1] },
+      { center: [0.45, 0, 0], halfExtents: [0.05, 0.4, 0.4], rotation: [0, 0, 0, 1] },
+    ],
+    lidars: [
+      {
+        sensor: { elevationsDeg: [-15, -10, -5, 0, 5, 10, 15], columns: 180, maxRange: 100, minRange: 0.5, sweepTime: 0.1, azimuthOffsetsDeg: [0, 1, 0, -1, 0, 1, 0], beamOriginOffset: 0.015 },
+        pose: { position: [0, 0, 0], rotation: [0, 0, 0, 1] }, poseEnd: { position: [2, 0, 0] },
+      },
+      { sensor: 'velodyne-vlp16', pose: { position: [0, 0, 1.5] } },
+    ],
+  };
+}
+
+const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+describe('scene files: lidars and moving boxes', () => {
+  it('reads sensors in degrees, presets by name, poses and the moving boxes', () => {
+    const scene = parseScene(sceneJson());
+    expect(scene.lidars).toHaveLength(2);
+    const [custom, preset] = scene.lidars!;
+    expect(custom!.name).toBe('custom');
+    expect(custom!.desc.elevations[0]).toBeCloseTo(-15 * deg, 15);
+    expect(custom!.desc.azimuthOffsets![1]).toBeCloseTo(1 * deg, 15);
+    expect(custom!.desc.azimuthSteps).toBe(180);
+    expect(custom!.poseEnd).toEqual({ origin: [2, 0, 0] });
+    expect(preset!.name).toBe('velodyne-vlp16');
+    expect(preset!.desc).toEqual(lidarPreset('velodyne-vlp16'));
+    expect(scene.boxMotion).toEqual({ boxes: [0, 1], velocity: [0, 5, 0, 0, 0, 0], angularVelocity: [0, 0, 0, 0, 0, 2] });
+    expect(scene.unknownFields).toEqual([]);
+  });
+
+  it('refuses a bad sweep in one line naming the value', () => {
+    const cases: [(j: Record<string, unknown>) => void, string][] = [
+      [(j) => { (j['lidars'] as Record<string, unknown>[])[0]!['sensor'] = { ...((j['lidars'] as Record<string, Record<string, unknown>>[])[0]!['sensor']), azimuthOffsetDeg: [0] }; }, 'lidars[0].sensor has unknown key "azimuthOffsetDeg"'],
+      [(j) => { ((j['lidars'] as Record<string, Record<string, unknown[]>>[])[0]!['sensor']!['elevationsDeg']!)[2] = 90; }, 'lidars[0].sensor.elevationsDeg [2] must be strictly inside ±π/2 radians'],
+      [(j) => { (j['lidars'] as Record<string, unknown>[])[1]!['sensor'] = 'VLP-16'; }, 'lidars[1].sensor is not a known sensor ("VLP-16"; known: velodyne-vlp16,'],
+      [(j) => { delete (j['lidars'] as Record<string, unknown>[])[1]!['pose']; }, 'lidars[1].pose is missing'],
+      [(j) => { (j['lidars'] as Record<string, unknown>[])[1]!['pose'] = { position: [0, 0], rotation: [0, 0, 0, 1] }; }, 'lidars[1].pose.position must be an array of 3 numbers'],
+      [(j) => { (j['lidars'] as Record<string, unknown>[])[1]!['pose'] = { origin: [0, 0, 0] }; }, 'lidars[1].pose has unknown key "origin"'],
+      [(j) => { ((j['lidars'] as Record<string, Record<string, unknown>>[])[0]!['sensor']!['columns']) = 0; }, 'lidars[0].sensor.columns must be a positive integer (got 0)'],
+      [(j) => { ((j['lidars'] as Record<string, Record<string, unknown>>[])[0]!['sensor']!['minRange']) = 200; }, 'lidars[0].sensor.minRange must be finite, >= 0 and <= maxRange (100)'],
+      [(j) => { ((j['boxes'] as Record<string, unknown>[])[2]!['velocity']) = [1, 'x', 0]; }, 'boxes[2].velocity[1] is not a finite number (got string "x")'],
+      [(j) => { j['lidars'] = {}; }, 'lidars must be an array of { "sensor", "pose", "poseEnd"? }'],
+    ];
+    for (const [edit, message] of cases) {
+      const json = sceneJson();
+      edit(json);
+      let caught: unknown;
+      try {
+        parseScene(json);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, message).toBeInstanceOf(SceneError);
+      expect((caught as Error).message.startsWith(message), `${(caught as Error).message} ≠ ${message}`).toBe(true);
+      expect((caught as Error).message).not.toContain('\n');
+    }
+  });
+});
+
+describe('result files: lidars judged', () => {
+  const scene = parseScene(sceneJson());
+  const good = sceneResultFromCpu(scene, runReference(scene));
+  const someReturn = (r: SceneResult, k: number, boxIs?: number): number => r.lidars![k]!.box.findIndex((b, i) => b >= 0 && (boxIs === undefined || b === boxIs) && r.lidars![k]!.range[i]! > 3);
+
+  it('the reference\'s own file is clean; its counts are those of its images; minRange drops the box at 0.4 m', () => {
+    const v = judgeScene(scene, JSON.parse(formatResult(good)));
+    expect(v.mismatch).toBe(0);
+    expect(v.ambiguous).toBe(0);
+    expect(v.comparisons.map((c) => c.family)).toEqual(['lidar[0]', 'lidar[0].returnsPerBox', 'lidar[1]', 'lidar[1].returnsPerBox']);
+    expect(v.total).toBe(7 * 180 + 5 + 16 * 1808 + 5);
+    const l = good.lidars![0]!;
+    for (let b = 0; b < 5; b++) {
+      expect(l.returnsPerBox[b]).toBe(l.box.filter((x) => x === b).length);
+    }
+    // Box 4 sits 0.4 m in front of the sensor's start: no return is nearer than minRange (0.5), and
+    // without minRange the first columns would return it nearer.
+    expect(l.range.every((t) => t === -1 || t >= 0.5)).toBe(true);
+    const noMin = clone(sceneJson());
+    delete ((noMin['lidars'] as Record<string, Record<string, unknown>>[])[0]!['sensor']!['minRange']);
+    const without = sceneResultFromCpu(parseScene(noMin), runReference(parseScene(noMin))).lidars![0]!;
+    expect(without.range.filter((t, r) => t >= 0 && t < 0.5 && without.box[r] === 4).length).toBeGreaterThan(5);
+  });
+
+  it('a wrong box, a range off by 1% and a count off are found, exactly', () => {
+    const bad = clone(good);
+    const r1 = someReturn(good, 0, 3);
+    const r2 = someReturn(good, 0, 2);
+    bad.lidars![0]!.box[r1] = 2;
+    bad.lidars![0]!.returnsPerBox[3]!--;
+    bad.lidars![0]!.returnsPerBox[2]!++;
+    bad.lidars![0]!.range[r2] = bad.lidars![0]!.range[r2]! * 1.01;
+    bad.lidars![1]!.returnsPerBox[0]! += 3;
+    const v = judgeScene(scene, JSON.parse(formatResult(bad)));
+    const [rays0, counts0, rays1, counts1] = v.comparisons;
+    expect(rays0!.mismatchByReason).toEqual({ 'wrong-box': 1, 't-error': 1 });
+    expect(rays0!.cases.map((c) => c.index).sort((a, b) => a - b)).toEqual([r1, r2].sort((a, b) => a - b));
+    expect(rays0!.cases[0]!.detail).toMatch(/^ray \d+ \(channel \d, column \d+\): /);
+    // The counts agree with the file's own (changed) image for box 2 and 3, so they are mismatches against the reference.
+    expect(counts0!.mismatchByReason).toEqual({ 'return-count': 2 });
+    expect(rays1!.mismatch).toBe(0);
+    expect(counts1!.mismatchByReason).toEqual({ 'return-count': 1 });
+    expect(v.mismatch).toBe(5);
+  });
+
+  it('malformed sweeps are named by path', () => {
+    const edits: [(r: SceneResult) => void, string][] = [
+      [(r) => { delete (r as { lidars?: unknown }).lidars; }, 'lidars is missing: the scene asks for LiDAR sweeps'],
+      [(r) => { r.lidars!.pop(); }, 'lidars has 1 sweeps; the scene has 2'],
+      [(r) => { (r.lidars![0] as { channels: number }).channels = 8; }, "lidars[0] is 8 channels × 180 columns; the scene's sensor has 7 × 180"],
+      [(r) => { r.lidars![1]!.range.pop(); }, 'lidars[1].range has 28927 ranges; the scene has 28928'],
+      [(r) => { r.lidars![0]!.box[someReturn(good, 0)] = -1; }, `lidars[0].range[${someReturn(good, 0)}] = `],
+      [(r) => { r.lidars![0]!.box[0] = 9; }, 'lidars[0].box[0] is not a box index (0..4; got 9)'],
+      [(r) => { r.lidars![0]!.returnsPerBox[1] = 1.5; }, 'lidars[0].returnsPerBox[1] is not a count (got 1.5)'],
+    ];
+    for (const [edit, message] of edits) {
+      const r = clone(good);
+      edit(r);
+      expect(() => judgeScene(scene, JSON.parse(formatResult(r))), message).toThrow(ResultError);
+      expect(() => judgeScene(scene, JSON.parse(formatResult(r)))).toThrow(message);
+    }
+  });
+});
+
+describe('run --lidar-out', () => {
+  let dir: string;
+  const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
+    let out = '', err = '';
+    const io: CliIo = { out: (t) => { out += t; }, err: (t) => { err += t; } };
+    const code = await main(argv, io);
+    return { code, out, err };
+  };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'obb-lidar-'));
+    writeFileSync(join(dir, 'scene.json'), JSON.stringify(sceneJson()));
+  });
+
+  it('writes one point cloud per sweep, in each format, that reads back with the sweep\'s returns', async () => {
+    const scene = parseScene(sceneJson());
+    const result = sceneResultFromCpu(scene, runReference(scene));
+    const returns = result.lidars!.map((l) => l.box.filter((b) => b >= 0).length);
+    for (const format of ['pcd', 'ply', 'kitti'] as const) {
+      const out = join(dir, format);
+      const r = await run('run', join(dir, 'scene.json'), '--backend', 'cpu', '--out', join(dir, `${format}.json`), '--lidar-out', out, '--lidar-format', format);
+      expect(r.code, r.err).toBe(0);
+      const ext = format === 'kitti' ? 'bin' : format;
+      expect(readdirSync(out).sort()).toEqual([`lidar-0.${ext}`, `lidar-1.${ext}`]);
+      expect(r.err).toContain(`wrote ${join(out, `lidar-1.${ext}`)} (${returns[1]} points, ${format}, sensor frame)`);
+      for (const k of [0, 1]) {
+        const bytes = readFileSync(join(out, `lidar-${k}.${ext}`));
+        if (format === 'kitti') {
+          expect(bytes.length).toBe(16 * returns[k]!);
+        } else if (format === 'pcd') {
+          const points = new PCDLoader().parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+          expect(points.geometry.getAttribute('position').count).toBe(returns[k]);
+        } else {
+          expect(bytes.subarray(0, 1000).toString('latin1')).toContain(`element vertex ${returns[k]}`);
+        }
+      }
+    }
+  });
+
+  it('refuses options that do not go together, in one line', async () => {
+    const scene = join(dir, 'scene.json');
+    expect((await run('run', scene, '--backend', 'cpu', '--lidar-format', 'ply')).err).toBe('webgpu-obb: --lidar-format needs --lidar-out DIR\n');
+    expect((await run('run', scene, '--backend', 'cpu', '--lidar-out', dir, '--lidar-format', 'las')).err).toBe("webgpu-obb: --lidar-format must be pcd, ply or kitti (got 'las')\n");
+    expect((await run('run', scene, '--backend', 'cpu', '--lidar-out', dir, '--lidar-format', 'kitti', '--lidar-frame', 'world')).err)
+      .toBe('webgpu-obb: KITTI .bin files are float32 in the sensor frame; --lidar-frame world needs pcd or ply\n');
+    expect((await run('verify', scene, '--lidar-out', dir)).code).toBe(2);
+  });
+});
+
+describe('the reference\'s motion', () => {
+  it('a box at time τ: centre moved by v·τ, axes turned by |ω|·τ about ω', () => {
+    const boxes = parseScene(sceneJson()).boxes;
+    const out = new Float64Array(15);
+    boxAtTime(boxes, 1, [1, 2, 3], [0, 0, Math.PI], 0.25, out, 0);
+    expect([out[0], out[1], out[2]]).toEqual([0.25, 12.5, 1.25]);
+    // Box 1 is turned 45° about z; π rad/s for 0.25 s turns it 45° more: its u axis at 90°, w still +z.
+    expect(out[6]).toBeCloseTo(0, 6);
+    expect(out[7]).toBeCloseTo(1, 6);
+    expect(out[14]).toBeCloseTo(1, 6);
+    expect(out[8]).toBeCloseTo(0, 12);
+  });
+
+  it('the sensor\'s path: column 0 at the start pose, column a at its time between the poses, the beam origin on the circle', () => {
+    const desc = { elevations: [0], azimuthSteps: 4, maxRange: 10, sweepTime: 0.2, beamOriginOffset: 0.5 };
+    const pose = { origin: [0, 0, 0] as const, rotation: [0, 0, 0, 1] as const };
+    const poseEnd = { origin: [4, 0, 0] as const, rotation: [0, 0, Math.sin(Math.PI / 4), Math.cos(Math.PI / 4)] as const };
+    const frames = columnFrames(desc, pose, poseEnd);
+    expect(frames.map((f) => f.time)).toEqual([0, 0.05, 0.1, 0.15000000000000002]);
+    expect(frames[2]!.position).toEqual([2, 0, 0]);
+    // Halfway, the sensor has turned 45° (slerp); column 2's encoder angle is 180°.
+    const rays = lidarRays(desc, pose, poseEnd);
+    const o = 2 * 7;
+    expect(rays.data[o]).toBeCloseTo(2 - 0.5 * Math.cos(45 * deg), 12);
+    expect(rays.data[o + 1]).toBeCloseTo(-0.5 * Math.sin(45 * deg), 12);
+    expect(rays.data[o + 3]).toBeCloseTo(-Math.cos(45 * deg), 12);
+  });
+});
