@@ -30,6 +30,7 @@ const SIZES = {
     picking: [10_000, 100_000],
     pickingRays: [1, 1024],
     lidar: { boxes: 10_000, elevations: 128, azimuths: 64 },
+    lidarSim: { boxes: 10_000, elevations: 64, azimuths: 512, moving: 1000 },
     bruteRays: { rays: 16_384, boxes: 4096 },
     boxPairs: 200_000,
     allPairs: [2000, 10_000],
@@ -40,6 +41,7 @@ const SIZES = {
     picking: [10_000, 100_000, 1_000_000],
     pickingRays: [1, 1024],
     lidar: { boxes: 10_000, elevations: 128, azimuths: 2048 },
+    lidarSim: { boxes: 10_000, elevations: 128, azimuths: 2048, moving: 1000 },
     bruteRays: { rays: 65_536, boxes: 16_384 },
     boxPairs: 1_000_000,
     allPairs: [2000, 10_000, 100_000],
@@ -91,6 +93,11 @@ const GROUPS: readonly WorkloadGroup[] = [
     name: 'lidar',
     workloads: ['lidar-262k-10k'],
     run: (call, cfg, s) => call<SuiteResult>('rays', 'lidar', s.lidar.boxes, s.lidar.elevations, s.lidar.azimuths, cfg),
+  },
+  {
+    name: 'lidar-sim',
+    workloads: ['lidar-offsets', 'lidar-moving-sensor', 'lidar-moving-boxes', 'lidar-many'],
+    run: (call, cfg, s) => call<SuiteResult>('lidarSim', 'lidarSim', s.lidarSim.boxes, s.lidarSim.elevations, s.lidarSim.azimuths, s.lidarSim.moving, cfg),
   },
   {
     name: 'brute-rays',

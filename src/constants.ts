@@ -127,6 +127,10 @@ export const HIT_FLAG_OVERFLOW = 4;
 export const LIDAR_UNANSWERED = NO_BOX - 1;
 /** Channels per tile of the raster LiDAR method (one invocation runs that many rays). */
 export const LIDAR_TILE_CHANNELS = 4;
+/** LidarParams.flags: the sensor sweeps clockwise (θ_a = start − 2π a / A). */
+export const LIDAR_CLOCKWISE = 1;
+/** LidarParams.flags: the tables hold an azimuth per ray (per-channel offsets), after the sorted channels. */
+export const LIDAR_PER_RAY_AZIMUTH = 2;
 
 /**
  * The constants above that the WGSL kernels use, with their WGSL types. The link manifest
@@ -160,4 +164,6 @@ export const WGSL_CONSTANTS = {
   HIT_FLAG_OVERFLOW: ['u32', HIT_FLAG_OVERFLOW],
   LIDAR_UNANSWERED: ['u32', LIDAR_UNANSWERED],
   LIDAR_TILE_CHANNELS: ['u32', LIDAR_TILE_CHANNELS],
+  LIDAR_CLOCKWISE: ['u32', LIDAR_CLOCKWISE],
+  LIDAR_PER_RAY_AZIMUTH: ['u32', LIDAR_PER_RAY_AZIMUTH],
 } as const satisfies Record<string, readonly ['f32' | 'u32', number]>;

@@ -91,8 +91,10 @@ struct BvhParams {
   partials: u32,     // offset(4) size(4) workgroups of the bounds reduction
 }                    // size(8)
 
-// Uniform parameters of the LiDAR kernel: the sensor pose (origin relative to the set's floating
-// origin, and the sensor's axes in world space) and the scan pattern size.
+// Uniform parameters of the raster LiDAR kernels: the sensor pose (origin relative to the set's
+// floating origin, and the sensor's axes in world space), the scan pattern's size, the range
+// window, the smallest and largest per-channel azimuth offset, and LIDAR_CLOCKWISE /
+// LIDAR_PER_RAY_AZIMUTH flags.
 struct LidarParams {
   origin: vec3f,     // offset(0) size(12)
   maxRange: f32,     // offset(12) size(4)
@@ -103,9 +105,9 @@ struct LidarParams {
   axisZ: vec3f,      // offset(48) size(12)
   mask: u32,         // offset(60) size(4)
   minRange: f32,     // offset(64) size(4)
-  pad0: u32,         // offset(68) size(4)
-  pad1: u32,         // offset(72) size(4)
-  pad2: u32,         // offset(76) size(4)
+  offsetMin: f32,    // offset(68) size(4)
+  offsetMax: f32,    // offset(72) size(4)
+  flags: u32,        // offset(76) size(4)
 }                    // size(80)
 
 // Uniform parameters of a LiDAR sweep by the tree (lidar/tree.wgsl): the sensor's size, the

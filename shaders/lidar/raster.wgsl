@@ -31,9 +31,12 @@
 // box-frame origin once per box), so it is bit for bit the BVH method's t.
 //
 // Why the rectangle is conservative. Coordinates are taken in the sensor frame (x, y: the scan
-// plane, z: up), relative to the sensor origin. Every ray is origin + t·d with d = (cos e cos θ,
-// cos e sin θ, sin e), cos e > 0 (the host only rasterises such tables), so every point of the
-// ray has azimuth θ and elevation e. A box point has elevation e = atan2(z, r) with r its
+// plane, z: up), relative to the sensor origin. Every ray is origin + t·d with d = (cos e cos φ,
+// cos e sin φ, sin e), φ = θ_a + δ_c (the column's encoder angle and the channel's azimuth
+// offset), cos e > 0 (the host only rasterises such tables, and only sensors whose beams all
+// leave the origin: no beam-origin offset), so every point of the ray has azimuth φ and
+// elevation e; the column range is that of θ_a = φ − δ_c over the box's azimuths, widened by the
+// offsets' range, counted clockwise for a clockwise sensor. A box point has elevation e = atan2(z, r) with r its
 // distance to the z axis; over the box, z ∈ [zMin, zMax] (exact extents of the box along z) and
 // r ∈ [rMin, rMax] (distance from the axis to the box's xy bounding rectangle, and to its far
 // corner), so sin e ∈ [sLo, sHi] with sHi = zMax / |(zMax, r)| taking r = rMin when zMax > 0
@@ -50,7 +53,7 @@
 // Bindings (group 0): 0 params: RayParams (rayCount, boxCount, flags); 1 boxes: array<Obb>;
 //   2 boxMasks: array<u32>; 10 overflowCount: atomic<u32>; 11 lidar: LidarParams;
 //   12 lidarTables: array<vec2f> (cos/sin per azimuth, cos/sin per channel, then per sorted
-//   channel (sin e, channel)); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
+//   channel (sin e, channel), then with LIDAR_PER_RAY_AZIMUTH cos/sin of θ_a + δ_c per ray); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
 //   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
 //   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>. Eight
 //   storage buffers at most per entry point (the WebGPU default limit).
@@ -249,9 +252,16 @@ fn footprint(lb: LocalBox) -> vec4u {
   let phi = atan2Approx(lb.c.y, lb.c.x);
   let start = atan2Approx(lidarTables[0].y, lidarTables[0].x);
   let scale = f32(lidar.azimuths) / TWO_PI;
-  // Steps a with θ_a = start + 2π a / A inside [lo, hi] (angles from start, in steps).
-  let lo = (phi + atanUnit(tMin) - ANGLE_PAD - start) * scale;
-  let hi = (phi + atanUnit(tMax) + ANGLE_PAD - start) * scale;
+  // Ray (c, a) points at azimuth θ_a + δ_c: it can meet the box only when θ_a lies in
+  // [φlo − δmax, φhi − δmin] (offsetMin/offsetMax over every channel; 0 without offsets).
+  let angleLo = phi + atanUnit(tMin) - ANGLE_PAD - lidar.offsetMax;
+  let angleHi = phi + atanUnit(tMax) + ANGLE_PAD - lidar.offsetMin;
+  // Steps a with θ_a inside [angleLo, angleHi], in steps from start: θ_a = start + 2π a / A
+  // (counter-clockwise), a = (θ − start) · A / 2π; or θ_a = start − 2π a / A (clockwise),
+  // a = (start − θ) · A / 2π, which swaps the ends.
+  let clockwise = (lidar.flags & LIDAR_CLOCKWISE) != 0u;
+  let lo = select((angleLo - start) * scale, (start - angleHi) * scale, clockwise);
+  let hi = select((angleHi - start) * scale, (start - angleLo) * scale, clockwise);
   let aLo = ceil(lo);
   let width = floor(hi) - aLo + 1.0;
   if (width <= 0.0) {
@@ -395,7 +405,11 @@ fn lidarBin(
 
 // The direction of ray r = c · azimuths + a, as bvhLidar makes it.
 fn lidarDirection(c: u32, a: u32) -> vec3f {
-  let az = lidarTables[a];
+  var az = lidarTables[a];
+  if ((lidar.flags & LIDAR_PER_RAY_AZIMUTH) != 0u) {
+    // (cos(θ_a + δ_c), sin(θ_a + δ_c)), after the sorted channels.
+    az = lidarTables[lidar.azimuths + 2u * lidar.channels + c * lidar.azimuths + a];
+  }
   let el = lidarTables[lidar.azimuths + c];
   let local = vec3f(el.x * az.x, el.x * az.y, el.y);
   return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);

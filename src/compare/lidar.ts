@@ -22,6 +22,8 @@ export interface LidarCompareInput {
   /** The floating origin the implementation's positions were re-based to (default [0, 0, 0]). */
   readonly origin?: Vec3;
   readonly unitRoundoff?: number;
+  /** Judge only these columns (a spot check of a large sweep); default every column. */
+  readonly columns?: readonly number[];
 }
 
 /** Every case of a sweep is listed by the per-column comparisons up to this many (then counted only). */
@@ -53,6 +55,10 @@ export function compareLidarSweep(input: LidarCompareInput, sweep: SweepImages, 
   const C = desc.elevations.length;
   const A = desc.azimuthSteps;
   const n = C * A;
+  const columns = input.columns;
+  if (columns && !columns.every((a) => Number.isInteger(a) && a >= 0 && a < A)) {
+    throw new RangeError(`compareLidarSweep: columns must be column indices below ${A}`);
+  }
   if (sweep.range.length !== n || sweep.box.length !== n) {
     throw new RangeError(`compareLidarSweep: the sweep has ${sweep.range.length} ranges and ${sweep.box.length} boxes for ${C} × ${A} = ${n} rays`);
   }
@@ -99,12 +105,12 @@ export function compareLidarSweep(input: LidarCompareInput, sweep: SweepImages, 
     ? { options: { boxMasks: input.boxMasks, rayMasks: new Uint32Array(count).fill((input.mask ?? 0xffffffff) >>> 0) } }
     : {});
   const quiet = { ...options, checkFaces: false, maxCases: INNER_CASES };
-  if (!timed.moving) {
+  if (!timed.moving && !columns) {
     absorb(compareClosestHits({ boxes, rays, ...common, ...filters(n) }, hitsOf((k) => k, n), undefined, quiet), (k) => k);
   } else {
     const S = rays.data.length / n;
     const column = { count: C, data: new Float64Array(C * S) };
-    for (let a = 0; a < A; a++) {
+    for (const a of columns ?? Array.from({ length: A }, (_, k) => k)) {
       for (let c = 0; c < C; c++) {
         column.data.set(rays.data.subarray((c * A + a) * S, (c * A + a + 1) * S), c * S);
       }
@@ -112,7 +118,7 @@ export function compareLidarSweep(input: LidarCompareInput, sweep: SweepImages, 
       absorb(compareClosestHits({ boxes: timed.at(a), rays: column, ...common, ...filters(C) }, hitsOf(index, C), undefined, quiet), index);
     }
   }
-  return { ...tally.result('lidarSweep', n), ambiguousRays };
+  return { ...tally.result('lidarSweep', columns ? C * columns.length : n), ambiguousRays };
 }
 
 /**

@@ -2,12 +2,13 @@
  * A LiDAR sensor on the GPU (the description and its contract: src/core/lidar.ts): each sweep
  * uploads a pose, the rays are generated inside the kernels from tables uploaded once, and the
  * closest hit of each ray is found by one of two methods:
- * - `raster` (the default for plain descriptions — no per-channel azimuth offsets, no
- *   beam-origin offset, a full turn counter-clockwise — with every elevation inside ±89.9°): every
- *   box is rasterised into the sensor's (channel, azimuth) grid over the cells whose rays can hit
- *   it, and each of those cells is one slab test, each ray's closest hit kept in registers over
- *   its tile's list, no atomics (shaders/lidar/raster.wgsl). No tree is needed, so moving scenes
- *   cost nothing to prepare; the cost is the boxes' total footprint, about the scene's depth
+ * - `raster` (the default wherever every beam leaves one point — no beam-origin offset — over a
+ *   full turn either way, with every elevation inside ±89.9°; per-channel azimuth offsets are
+ *   fine): every box is rasterised into the sensor's (channel, azimuth) grid over the cells whose
+ *   rays can hit it, and each of those cells is one slab test, each ray's closest hit kept in
+ *   registers over its tile's list, no atomics (shaders/lidar/raster.wgsl). No tree is needed,
+ *   so moving scenes cost nothing to prepare; the cost is the boxes' total footprint, about the
+ *   scene's depth
  *   complexity per ray.
  * - `bvh`: each ray walks the set's BVH (`bvhLidar`, shaders/lidar/tree.wgsl) from its column's
  *   beam origin with its column's pose (host tables, float64 rounded once), and tests the boxes
@@ -18,7 +19,7 @@
  * no return). Results stay on the GPU (a range image, hit boxes, and a point buffer usable
  * directly as a vertex buffer) and are read back only when asked.
  */
-import { LIDAR_NO_RETURN, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
+import { LIDAR_CLOCKWISE, LIDAR_NO_RETURN, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
 import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
@@ -26,7 +27,7 @@ import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
 import { LIDAR_PARAMS, LIDAR_SWEEP_PARAMS, OBB, packBoxes, RAY_PARAMS } from '../layout/index.ts';
 import {
-  boxAtTime, checkLidar, checkMotion, checkPose, columnFrames, lidarExtendedReason, lidarRayAzimuths, lidarTables, motionMatters, motionOf, poseAxes,
+  azimuthSpan, boxAtTime, checkLidar, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionMatters, motionOf, poseAxes,
   type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
 import { BOX_F64 } from '../core/types.ts';
@@ -46,25 +47,35 @@ const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COP
 export type LidarMethod = 'raster' | 'bvh';
 
 /**
- * Whether the raster method can serve a description: a plain one (lidarExtendedReason: no
- * per-channel azimuth offsets, no beam-origin offset, a full counter-clockwise turn), every
- * elevation strictly inside ±89.9° (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in
- * f32, and fewer than 65,536 channels (a footprint packs its channel range in 16-bit halves).
+ * Whether the raster method can serve a description (lidarRasterReason): every beam leaving the
+ * sensor origin (no beam-origin offset) over a full turn, every elevation strictly inside ±89.9°
+ * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32, and fewer than 65,536 channels
+ * (a footprint packs its channel range in 16-bit halves).
  */
 export function lidarRasterizable(desc: LidarDescription): boolean {
   return lidarRasterReason(desc) === undefined;
 }
 
-/** Why the raster method cannot serve `desc` (undefined when it can). */
+/**
+ * Why the raster method cannot serve `desc` (undefined when it can): a beam-origin offset (the
+ * beams do not all leave one point) or a partial field of view; elevations at or beyond ±89.9°;
+ * 65,536 channels or more. Per-channel azimuth offsets and a clockwise turn it serves.
+ */
 export function lidarRasterReason(desc: LidarDescription): string | undefined {
-  const extended = lidarExtendedReason(desc);
-  if (extended) {
-    return extended;
+  const reasons: string[] = [];
+  if ((desc.beamOriginOffset ?? 0) !== 0) {
+    reasons.push('a beam-origin offset');
+  }
+  if (Math.abs(azimuthSpan(desc)) !== 2 * Math.PI) {
+    reasons.push('a partial field of view');
   }
   if (desc.elevations.length >= 65_536) {
-    return '65,536 channels or more';
+    reasons.push('65,536 channels or more');
   }
-  return desc.elevations.every((e) => Math.cos(e) >= 1.7e-3) ? undefined : 'elevations at or beyond ±89.9°';
+  if (!desc.elevations.every((e) => Math.cos(e) >= 1.7e-3)) {
+    reasons.push('elevations at or beyond ±89.9°');
+  }
+  return reasons.length > 0 ? reasons.join(', ') : undefined;
 }
 
 /**
@@ -90,20 +101,29 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
 }
 
 /**
- * The tables the kernels read: lidarTables (cos/sin per azimuth step, then per channel), then one
- * entry per channel in ascending order of sin e: (sin e, channel) — the raster method's lookup
- * from an elevation range to channels.
+ * The raster method's tables: lidarTables (cos/sin per azimuth step, then per channel), then one
+ * entry per channel in ascending order of sin e: (sin e, channel) — the lookup from an elevation
+ * range to channels — then, for a sensor with per-channel azimuth offsets, cos/sin of θ_a + δ_c
+ * per ray (channel-major).
  */
 export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const base = lidarTables(desc);
   const order = desc.elevations.map((e, c) => [Math.fround(Math.sin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const out = new Float32Array(base.length + 2 * order.length);
+  const perRay = hasOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
+  const out = new Float32Array(base.length + 2 * order.length + (perRay?.length ?? 0));
   out.set(base);
   order.forEach(([sin, c], k) => {
     out[base.length + 2 * k] = sin;
     out[base.length + 2 * k + 1] = c;
   });
+  if (perRay) {
+    out.set(perRay, base.length + 2 * order.length);
+  }
   return out;
+}
+
+function hasOffsets(desc: LidarDescription): boolean {
+  return desc.azimuthOffsets?.some((d) => d !== 0) ?? false;
 }
 
 /** The raster method's kernels, in dispatch order. */
@@ -268,8 +288,9 @@ export class LidarSensor {
       this.tileCounters = make('tile-counters', (2 * rows * cols + 2) * 4, STORAGE_OUT);
       this.tileScan = tileScan;
       this.wantedListCapacity = listCapacity;
-      this.tables = make('tables', 8 * (this.azimuths + 2 * this.channels), BufferUsage.STORAGE | BufferUsage.COPY_DST);
-      ctx.device.queue.writeBuffer(this.tables, 0, lidarKernelTables(desc));
+      const tables = lidarKernelTables(desc);
+      this.tables = make('tables', tables.byteLength, BufferUsage.STORAGE | BufferUsage.COPY_DST);
+      ctx.device.queue.writeBuffer(this.tables, 0, tables);
     }
   }
 
@@ -354,6 +375,10 @@ export class LidarSensor {
       u[LIDAR_PARAMS.AZIMUTHS / 4] = this.azimuths;
       f.set(az, LIDAR_PARAMS.AXIS_Z / 4);
       u[LIDAR_PARAMS.MASK / 4] = mask;
+      const offsets = this.desc.azimuthOffsets ?? [0];
+      f[LIDAR_PARAMS.OFFSET_MIN / 4] = Math.min(...offsets);
+      f[LIDAR_PARAMS.OFFSET_MAX / 4] = Math.max(...offsets);
+      u[LIDAR_PARAMS.FLAGS / 4] = (azimuthSpan(this.desc) < 0 ? LIDAR_CLOCKWISE : 0) | (hasOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0);
       device.queue.writeBuffer(this.params, 0, bytes);
       device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
       await this.encodeRaster(encoder, set, options.timestampWrites);

@@ -12,7 +12,8 @@
  *   bodies move with `setTranslation/setRotation(…, true)`.
  */
 import RAPIER from '@dimforge/rapier3d-compat';
-import { BOX_F64, RAY_F64, type BoxArray, type RayArray } from '../../../src/index.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type BoxMotion, type RayArray } from '../../../src/index.ts';
+import { boxAtTime, motionOf } from '../../../src/core/lidar.ts';
 import { quaternionOf } from '../scenes.ts';
 import type { BenchHits, Implementation } from './types.ts';
 
@@ -22,6 +23,24 @@ const init = (): Promise<void> => (ready ??= RAPIER.init());
 const ORIGIN = [0, 0, 0] as const;
 /** castRay's maxToi for rays without a max distance (float32 inside Rapier). */
 const FAR = 1e30;
+
+/** Casts every ray (from `first`, `count` of them) against the world; box −1 for a miss. */
+function castAll(world: RAPIER.World, index: ReadonlyMap<number, number>, rays: RayArray, out: { box: Int32Array; t: Float32Array }, pick: (k: number) => number, count: number): void {
+  const ray = new RAPIER.Ray({ x: 0, y: 0, z: 0 }, { x: 1, y: 0, z: 0 });
+  const d = rays.data;
+  for (let k = 0; k < count; k++) {
+    const r = pick(k);
+    const o = r * RAY_F64.STRIDE;
+    ray.origin = { x: d[o]!, y: d[o + 1]!, z: d[o + 2]! };
+    ray.dir = { x: d[o + 3]!, y: d[o + 4]!, z: d[o + 5]! };
+    const max = d[o + RAY_F64.MAX]!;
+    const hit = world.castRay(ray, Number.isFinite(max) ? max : FAR, true);
+    if (hit) {
+      out.box[r] = index.get(hit.collider.handle) ?? -2;
+      out.t[r] = hit.timeOfImpact;
+    }
+  }
+}
 
 function boxPose(d: Float64Array, i: number): { t: RAPIER.Vector; q: RAPIER.Rotation; h: [number, number, number] } {
   const o = i * BOX_F64.STRIDE;
@@ -60,22 +79,9 @@ export const rapier: Implementation = {
     return {
       origin: ORIGIN,
       closestHit(rays: RayArray): Promise<BenchHits> {
-        const box = new Int32Array(rays.count).fill(-1);
-        const t = new Float32Array(rays.count).fill(Infinity);
-        const ray = new RAPIER.Ray({ x: 0, y: 0, z: 0 }, { x: 1, y: 0, z: 0 });
-        const d = rays.data;
-        for (let r = 0; r < rays.count; r++) {
-          const o = r * RAY_F64.STRIDE;
-          ray.origin = { x: d[o]!, y: d[o + 1]!, z: d[o + 2]! };
-          ray.dir = { x: d[o + 3]!, y: d[o + 4]!, z: d[o + 5]! };
-          const max = d[o + RAY_F64.MAX]!;
-          const hit = world.castRay(ray, Number.isFinite(max) ? max : FAR, true);
-          if (hit) {
-            box[r] = index.get(hit.collider.handle) ?? -2;
-            t[r] = hit.timeOfImpact;
-          }
-        }
-        return Promise.resolve({ box, t });
+        const out = { box: new Int32Array(rays.count).fill(-1), t: new Float32Array(rays.count).fill(Infinity) };
+        castAll(world, index, rays, out, (k) => k, rays.count);
+        return Promise.resolve(out);
       },
       destroy: () => world.free(),
     };
@@ -147,6 +153,54 @@ export const rapier: Implementation = {
           }
         }
         return Promise.resolve(Uint32Array.from(out));
+      },
+      destroy: () => world.free(),
+    };
+  },
+
+  /**
+   * A sweep with moving boxes, the way Rapier does it: static colliders, one kinematic body per
+   * moving box; before each column's rays the bodies are moved to the column's time and the world
+   * stepped (castRay sees a body's new place only after a step).
+   */
+  async timedRays(boxes: BoxArray, motion: BoxMotion) {
+    await init();
+    const world = new RAPIER.World({ x: 0, y: 0, z: 0 });
+    const index = new Map<number, number>();
+    const moving = new Set(Array.from(motion.boxes));
+    const bodies: { body: RAPIER.RigidBody; i: number; k: number }[] = [];
+    for (let i = 0; i < boxes.count; i++) {
+      const p = boxPose(boxes.data, i);
+      let desc = RAPIER.ColliderDesc.cuboid(p.h[0], p.h[1], p.h[2]);
+      let body: RAPIER.RigidBody | undefined;
+      if (moving.has(i)) {
+        body = world.createRigidBody(RAPIER.RigidBodyDesc.kinematicPositionBased().setTranslation(p.t.x, p.t.y, p.t.z).setRotation(p.q));
+      } else {
+        desc = desc.setTranslation(p.t.x, p.t.y, p.t.z).setRotation(p.q);
+      }
+      index.set(world.createCollider(desc, body).handle, i);
+      if (body) {
+        bodies.push({ body, i, k: bodies.length });
+      }
+    }
+    world.step();
+    const motions = bodies.map(({ k }) => motionOf(motion, k));
+    const at = new Float64Array(BOX_F64.STRIDE);
+    return {
+      origin: ORIGIN,
+      sweep(rays: RayArray, channels: number, columns: number, times: Float64Array): Promise<BenchHits> {
+        const out = { box: new Int32Array(rays.count).fill(-1), t: new Float32Array(rays.count).fill(Infinity) };
+        for (let a = 0; a < columns; a++) {
+          for (const { body, i, k } of bodies) {
+            boxAtTime(boxes, i, motions[k]!.v, motions[k]!.w, times[a]!, at, 0);
+            const p = boxPose(at, 0);
+            body.setTranslation(p.t, true);
+            body.setRotation(p.q, true);
+          }
+          world.step();
+          castAll(world, index, rays, out, (c) => c * columns + a, channels);
+        }
+        return Promise.resolve(out);
       },
       destroy: () => world.free(),
     };

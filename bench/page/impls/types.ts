@@ -3,7 +3,7 @@
  * implementation (./index.ts) for the capability it needs and skips those that lack it, so a new
  * backend (the GPU BVH, a float32 JS path, another peer) adds rows by registering one object.
  */
-import type { BoxArray, RayArray, Vec3 } from '../../../src/index.ts';
+import type { BoxArray, BoxMotion, RayArray, Vec3 } from '../../../src/index.ts';
 
 /** Closest hits as a workload reads them; `face`/`inside` only from implementations that report ours. */
 export interface BenchHits {
@@ -49,6 +49,17 @@ export interface MovingScene {
   destroy(): void;
 }
 
+/**
+ * Boxes of which some move while rays are cast column by column (a LiDAR sweep with motion):
+ * before column a's rays, the listed boxes are moved to where they are at `times[a]`.
+ */
+export interface TimedRayScene {
+  readonly origin: Vec3;
+  /** Rays channel-major (c · columns + a); box −1 for a miss. */
+  sweep(rays: RayArray, channels: number, columns: number, times: Float64Array): Promise<BenchHits>;
+  destroy(): void;
+}
+
 /** One implementation, as the workloads see it. */
 export interface Implementation {
   /** Row name: 'gpu-brute', 'gpu-bvh', 'reference', 'rapier', 'three', … (stable across versions). */
@@ -72,4 +83,6 @@ export interface Implementation {
   buildLidar?(boxes: BoxArray, elevations: number, azimuths: number): Promise<RayScene>;
   pairs?(boxes: BoxArray, pairs: Uint32Array): Promise<PairRunner>;
   moving?(boxes: BoxArray): Promise<MovingScene>;
+  /** LiDAR with moving boxes: the listed boxes move during the sweep (src/core/lidar.ts BoxMotion). */
+  timedRays?(boxes: BoxArray, motion: BoxMotion): Promise<TimedRayScene>;
 }
