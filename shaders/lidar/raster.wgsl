@@ -35,8 +35,11 @@
 // cos e sin φ, sin e), φ = θ_a + δ_c (the column's encoder angle and the channel's azimuth
 // offset), cos e > 0 (the host only rasterises such tables, and only sensors whose beams all
 // leave the origin: no beam-origin offset), so every point of the ray has azimuth φ and
-// elevation e; the column range is that of θ_a = φ − δ_c over the box's azimuths, widened by the
-// offsets' range, counted clockwise for a clockwise sensor. A box point has elevation e = atan2(z, r) with r its
+// elevation e. The image's columns are the rays' azimuths rounded to whole columns (sortedRay:
+// channel c's ray of encoder column a sits in column a + k_c, k_c = round(δ_c / step)), so a
+// column's rays point within the residuals ρ_c = δ_c − k_c · step (at most half a column) of its
+// angle; the column range is that of θ = φ − ρ over the box's azimuths, widened by the
+// residuals' range, counted clockwise for a clockwise sensor. A box point has elevation e = atan2(z, r) with r its
 // distance to the z axis; over the box, z ∈ [zMin, zMax] (exact extents of the box along z) and
 // r ∈ [rMin, rMax] (distance from the axis to the box's xy bounding rectangle, and to its far
 // corner), so sin e ∈ [sLo, sHi] with sHi = zMax / |(zMax, r)| taking r = rMin when zMax > 0
@@ -53,7 +56,8 @@
 // Bindings (group 0): 0 params: RayParams (rayCount, boxCount, flags); 1 boxes: array<Obb>;
 //   2 boxMasks: array<u32>; 10 overflowCount: atomic<u32>; 11 lidar: LidarParams;
 //   12 lidarTables: array<vec2f> (cos/sin per azimuth, cos/sin per channel, then per sorted
-//   channel (sin e, channel), then with LIDAR_PER_RAY_AZIMUTH cos/sin of θ_a + δ_c per ray); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
+//   channel (sin e, channel), then with LIDAR_PER_RAY_AZIMUTH cos/sin of θ_a + δ_c per ray and
+//   per sorted channel (its column shift k_c mod A, 0)); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
 //   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
 //   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>. Eight
 //   storage buffers at most per entry point (the WebGPU default limit).
@@ -252,8 +256,9 @@ fn footprint(lb: LocalBox) -> vec4u {
   let phi = atan2Approx(lb.c.y, lb.c.x);
   let start = atan2Approx(lidarTables[0].y, lidarTables[0].x);
   let scale = f32(lidar.azimuths) / TWO_PI;
-  // Ray (c, a) points at azimuth θ_a + δ_c: it can meet the box only when θ_a lies in
-  // [φlo − δmax, φhi − δmin] (offsetMin/offsetMax over every channel; 0 without offsets).
+  // Image column a holds rays pointing at θ_a + ρ_c (sortedRay): such a ray can meet the box only
+  // when θ_a lies in [φlo − ρmax, φhi − ρmin] (offsetMin/offsetMax: the residuals ρ_c over every
+  // channel, at most half a column; 0 without offsets).
   let angleLo = phi + atanUnit(tMin) - ANGLE_PAD - lidar.offsetMax;
   let angleHi = phi + atanUnit(tMax) + ANGLE_PAD - lidar.offsetMin;
   // Steps a with θ_a inside [angleLo, angleHi], in steps from start: θ_a = start + 2π a / A
@@ -432,12 +437,28 @@ fn offer(s: u32, dir: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best
   }
 }
 
-// Writes the result of the ray of sorted channel s, azimuth a (nothing past the last channel).
+// The ray of sorted channel s in image column a: its index c · azimuths + (encoder column). The
+// image is laid out by the rays' azimuths: with per-channel offsets, channel c's ray of encoder
+// column a points at θ_{a + k_c} + ρ_c (k_c the offset in whole columns, |ρ_c| at most half a
+// column; the host's shift table, after the per-ray azimuths), so image column a holds its
+// encoder column (a − k_c) mod A. Without offsets the two are the same.
+fn sortedRay(s: u32, a: u32) -> vec2u {
+  let c = u32(lidarTables[lidar.azimuths + lidar.channels + s].y);
+  var column = a;
+  if ((lidar.flags & LIDAR_PER_RAY_AZIMUTH) != 0u) {
+    let shift = u32(lidarTables[lidar.azimuths + 2u * lidar.channels + lidar.channels * lidar.azimuths + s].x);
+    column = (a + lidar.azimuths - shift) % lidar.azimuths;
+  }
+  return vec2u(c, column);
+}
+
+// Writes the result of the ray of sorted channel s, image column a (nothing past the last channel).
 fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
   if (s >= lidar.channels) {
     return;
   }
-  let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
+  let ray = sortedRay(s, a);
+  let r = ray.x * lidar.azimuths + ray.y;
   // A closest hit nearer than minRange is no return (the box still occludes).
   let hit = best.box != NO_BOX && best.t >= lidar.minRange;
   lidarRange[r] = select(LIDAR_NO_RETURN, best.t, hit);
@@ -450,7 +471,8 @@ fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
 
 // The direction of the ray of sorted channel s (any valid one past the last channel).
 fn sortedDirection(s: u32, a: u32) -> vec3f {
-  return lidarDirection(u32(lidarTables[lidar.azimuths + lidar.channels + min(s, lidar.channels - 1u)].y), a);
+  let ray = sortedRay(min(s, lidar.channels - 1u), a);
+  return lidarDirection(ray.x, ray.y);
 }
 
 // Whether box i comes before box j in a sorted tile list: nearer distance bound first, then
@@ -519,7 +541,8 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
   if (overflowed) {
     // The lists did not fit: no answer here (the host grows them and sweeps again).
     for (var s = s0; s < min(s0 + TILE_CH, lidar.channels); s++) {
-      let r = u32(lidarTables[lidar.azimuths + lidar.channels + s].y) * lidar.azimuths + a;
+      let ray = sortedRay(s, a);
+      let r = ray.x * lidar.azimuths + ray.y;
       atomicAdd(&overflowCount, 1u);
       lidarRange[r] = LIDAR_NO_RETURN;
       lidarBox[r] = LIDAR_UNANSWERED;

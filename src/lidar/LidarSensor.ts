@@ -104,13 +104,14 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
  * The raster method's tables: lidarTables (cos/sin per azimuth step, then per channel), then one
  * entry per channel in ascending order of sin e: (sin e, channel) — the lookup from an elevation
  * range to channels — then, for a sensor with per-channel azimuth offsets, cos/sin of θ_a + δ_c
- * per ray (channel-major).
+ * per ray (channel-major) and per sorted channel its column shift (k_c mod A, 0): see
+ * lidarColumnShifts.
  */
 export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const base = lidarTables(desc);
   const order = desc.elevations.map((e, c) => [Math.fround(Math.sin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const perRay = hasOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
-  const out = new Float32Array(base.length + 2 * order.length + (perRay?.length ?? 0));
+  const out = new Float32Array(base.length + 2 * order.length + (perRay ? perRay.length + 2 * order.length : 0));
   out.set(base);
   order.forEach(([sin, c], k) => {
     out[base.length + 2 * k] = sin;
@@ -118,8 +119,37 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
   });
   if (perRay) {
     out.set(perRay, base.length + 2 * order.length);
+    const shifts = lidarColumnShifts(desc).shift;
+    const at = base.length + 2 * order.length + perRay.length;
+    const A = desc.azimuthSteps;
+    order.forEach(([, c], k) => {
+      out[at + 2 * k] = ((shifts[c]! % A) + A) % A;
+    });
   }
   return out;
+}
+
+/**
+ * Per channel, its azimuth offset in whole columns (k_c = round(δ_c / step), step = span / A,
+ * negative for a clockwise sensor) and what is left (ρ_c = δ_c − k_c · step, at most half a
+ * column): the raster method lays its image out by the rays' azimuths, channel c's ray of encoder
+ * column a in image column a + k_c, and widens footprints by the residuals' range only.
+ */
+export function lidarColumnShifts(desc: LidarDescription): { readonly shift: Int32Array; readonly residualMin: number; readonly residualMax: number } {
+  const step = azimuthSpan(desc) / desc.azimuthSteps;
+  const C = desc.elevations.length;
+  const shift = new Int32Array(C);
+  let residualMin = 0;
+  let residualMax = 0;
+  for (let c = 0; c < C; c++) {
+    const d = desc.azimuthOffsets?.[c] ?? 0;
+    const k = Math.round(d / step);
+    shift[c] = k;
+    const rho = d - k * step;
+    residualMin = Math.min(residualMin, rho);
+    residualMax = Math.max(residualMax, rho);
+  }
+  return { shift, residualMin, residualMax };
 }
 
 function hasOffsets(desc: LidarDescription): boolean {
@@ -260,6 +290,7 @@ export class LidarSensor {
   private walk: WalkBuffers | undefined;
   private rayTable: Float32Array<ArrayBuffer> | undefined;
   private sweepMasks: { readonly capacity: number; readonly buffer: GPUBuffer } | undefined;
+  private shifts: ReturnType<typeof lidarColumnShifts> | undefined;
   private readonly lifetime: Lifetime;
 
   private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, methodReason: string | undefined, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
@@ -375,9 +406,10 @@ export class LidarSensor {
       u[LIDAR_PARAMS.AZIMUTHS / 4] = this.azimuths;
       f.set(az, LIDAR_PARAMS.AXIS_Z / 4);
       u[LIDAR_PARAMS.MASK / 4] = mask;
-      const offsets = this.desc.azimuthOffsets ?? [0];
-      f[LIDAR_PARAMS.OFFSET_MIN / 4] = Math.min(...offsets);
-      f[LIDAR_PARAMS.OFFSET_MAX / 4] = Math.max(...offsets);
+      // The residual offsets (lidarColumnShifts), rounded outwards to f32.
+      const { residualMin, residualMax } = this.shifts ??= lidarColumnShifts(this.desc);
+      f[LIDAR_PARAMS.OFFSET_MIN / 4] = residualMin - Math.abs(residualMin) * 2 ** -20;
+      f[LIDAR_PARAMS.OFFSET_MAX / 4] = residualMax + Math.abs(residualMax) * 2 ** -20;
       u[LIDAR_PARAMS.FLAGS / 4] = (azimuthSpan(this.desc) < 0 ? LIDAR_CLOCKWISE : 0) | (hasOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0);
       device.queue.writeBuffer(this.params, 0, bytes);
       device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));

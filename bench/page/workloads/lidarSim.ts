@@ -1,5 +1,6 @@
 /**
- * Simulator-grade LiDAR workloads (issue #16), on the LiDAR scene (bench/page/scenes.ts): a
+ * Simulator-grade LiDAR workloads (issue #16), on the LiDAR scene (bench/page/scenes.ts): the
+ * VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method), a
  * sensor with the beam-origin circle and per-channel azimuth offsets (`lidar-offsets`), the same
  * sensor moving at 20 m/s and turning during its 0.1 s sweep (`lidar-moving-sensor`), 1,000 of
  * the boxes moving during the sweep (`lidar-moving-boxes`), and five sensors in one submission
@@ -9,9 +10,9 @@
  * reference runs on a slice of the columns. Every GPU sweep is judged against the reference on
  * every 16th column (compareLidarSweep).
  */
-import { compareLidarSweep, linearElevations, mulberry32, type BoxArray, type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose } from '../../../src/index.ts';
+import { compareLidarSweep, lidarPreset, linearElevations, mulberry32, type BoxArray, type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose, type LidarSensor } from '../../../src/index.ts';
 import { lidarRays, lidarSweepReference } from '../../../src/reference/index.ts';
-import { columnTime } from '../../../src/core/lidar.ts';
+import { columnAngle, columnTime } from '../../../src/core/lidar.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
 import { makeRow, timeBudget, timeInterleaved, type Stats } from '../measure.ts';
@@ -81,16 +82,21 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
   const boxes = lidarScene(n);
   const set = g.createBoxSet(boxes);
   const desc = sensor(elevations, azimuths);
-  const rayCount = elevations * azimuths;
-  const checkColumns = Array.from({ length: Math.ceil(azimuths / 16) }, (_, k) => 16 * k);
-  const cases: { workload: string; motion: LidarMotion; what: string }[] = [
-    { workload: 'lidar-offsets', motion: {}, what: 'beam origin 15.8 mm off the axis, per-channel azimuth offsets, clockwise' },
-    { workload: 'lidar-moving-sensor', motion: { poseEnd: POSE_END }, what: 'and the sensor moving 2 m and turning 1.7° during the 0.1 s sweep' },
-    { workload: 'lidar-moving-boxes', motion: { boxMotion: movingBoxes(boxes, moving) }, what: `and ${moving} boxes moving (≤ 15 m/s, ≤ 1 rad/s) during the sweep` },
+  const vlp32c = lidarPreset('velodyne-vlp32c');
+  const cases: { workload: string; desc: LidarDescription; motion: LidarMotion; what: string }[] = [
+    { workload: 'lidar-vlp32c', desc: vlp32c, motion: {}, what: 'the VLP-32C preset (per-laser azimuth offsets, clockwise, 10 Hz)' },
+    { workload: 'lidar-offsets', desc, motion: {}, what: 'beam origin 15.8 mm off the axis, per-channel azimuth offsets, clockwise' },
+    { workload: 'lidar-moving-sensor', desc, motion: { poseEnd: POSE_END }, what: 'and the sensor moving 2 m and turning 1.7° during the 0.1 s sweep' },
+    { workload: 'lidar-moving-boxes', desc, motion: { boxMotion: movingBoxes(boxes, moving) }, what: `and ${moving} boxes moving (≤ 15 m/s, ≤ 1 rad/s) during the sweep` },
   ];
-  const lidar = await g.createLidar(desc);
+  const sensors = new Map<LidarDescription, LidarSensor>();
   try {
-    for (const { workload, motion, what } of cases) {
+    for (const { workload, desc, motion, what } of cases) {
+      const { elevations, azimuthSteps: azimuths } = { elevations: desc.elevations.length, azimuthSteps: desc.azimuthSteps };
+      const rayCount = elevations * azimuths;
+      const checkColumns = Array.from({ length: Math.ceil(azimuths / 16) }, (_, k) => 16 * k);
+      const lidar = sensors.get(desc) ?? await g.createLidar(desc);
+      sensors.set(desc, lidar);
       const note = `${elevations} × ${azimuths} rays; ${what}`;
       const rays = lidarRays(desc, POSE, motion.poseEnd);
       const times = Float64Array.from({ length: azimuths }, (_, a) => columnTime(desc, a));
@@ -111,16 +117,16 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       const timed: Stats[] = await timeInterleaved(fns, cfg.budget);
       const cmp = compareLidarSweep({ boxes, desc, pose: POSE, motion, origin: set.origin, columns: checkColumns }, sweep);
       out.rows.push(makeRow({
-        workload, implementation: 'gpu-bvh', n, queries: rayCount, stats: timed[0]!, work: rayCount, unit: 'rays/s',
+        workload, implementation: `gpu-${sweep.method}`, n, queries: rayCount, stats: timed[0]!, work: rayCount, unit: 'rays/s',
         agrees: cmp.mismatch === 0, timing: 'end-to-end', check: checkNote(cmp),
-        note: `${note}; ${sweep.method} method (${sweep.reason ?? lidar.methodReason}); range image, boxes and counts read back; checked on every 16th column`,
+        note: `${note}; ${sweep.method} method${sweep.method === 'bvh' ? ` (${sweep.reason ?? lidar.methodReason})` : ''}; range image, boxes and counts read back; checked on every 16th column`,
       }));
       if (cmp.mismatch > 0) {
         out.notes.push(`${workload}: ${cmp.mismatch} mismatches against the reference`);
       }
       // The reference on a slice of the columns (its cost per ray does not depend on the column).
       const sliceColumns = Math.max(1, Math.min(azimuths, Math.floor(cfg.cpuTestsPerRun / (elevations * n))));
-      const slice: LidarDescription = { ...desc, azimuthSteps: sliceColumns, azimuthEnd: 2 * Math.PI - (2 * Math.PI * sliceColumns) / azimuths, sweepTime: (0.1 * sliceColumns) / azimuths };
+      const slice: LidarDescription = { ...desc, azimuthSteps: sliceColumns, azimuthEnd: columnAngle(desc, sliceColumns), sweepTime: columnTime(desc, sliceColumns) };
       if (want('reference')) {
         const s = await timeBudget(() => lidarSweepReference(boxes, slice, POSE, motion), { ...cfg.budget, minRuns: 1, maxRuns: 3 });
         out.rows.push(makeRow({
@@ -166,7 +172,9 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       }
     }
   } finally {
-    lidar.destroy();
+    for (const lidar of sensors.values()) {
+      lidar.destroy();
+    }
     set.destroy();
   }
   return out;
