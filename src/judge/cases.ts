@@ -1,6 +1,7 @@
 /**
  * The library's test suites as scene files, for any implementation to run and hand to the judge
- * (`webgpu-obb cases DIR`): random scenes and the named adversarial groups of src/scenes/, one
+ * (`webgpu-obb cases DIR`): random scenes, the named adversarial groups of src/scenes/ and LiDAR
+ * sweeps (a preset, an Ouster-like sensor, motion, beams in face planes and at minRange), one
  * scene file per group, with a manifest saying what each group tests, its seed and its counts.
  * Pure: returns the files' names and texts; the CLI writes them.
  *
@@ -29,6 +30,8 @@ export interface CaseSuite {
   readonly rays?: number;
   readonly pairs?: number;
   readonly allPairs?: boolean;
+  /** LiDAR sweeps in the scene (its `lidars`). */
+  readonly lidars?: number;
 }
 
 /** The manifest.json `cases` writes next to the scene files. */
@@ -128,6 +131,7 @@ interface Group {
   readonly rays?: unknown[];
   readonly pairs?: number[][];
   readonly allPairs?: boolean;
+  readonly lidars?: unknown[];
 }
 
 function groups(seed: number, full: boolean): { groups: Group[]; notExported: { name: string; why: string }[] } {
@@ -172,6 +176,55 @@ function groups(seed: number, full: boolean): { groups: Group[]; notExported: { 
       const boxes = { count, data: g.boxes.data.slice(0, count * BOX_F64.STRIDE) };
       out.push({ name: 'all-pairs/touching-faces', tests: 'all pairs among boxes in face contact: every listed or missing pair is a touching one', seed: seed + 4, boxes: boxesJson(boxes), allPairs: true });
     }
+  }
+  // LiDAR sweeps: a preset and an Ouster-like sensor over a street, motion during the sweep,
+  // and beams in face planes and at the minimum range.
+  {
+    const rnd = mulberry32(seed + 5);
+    const boxes = randomBoxes(full ? 3000 : 300, rnd, { extent: 40, halfMin: 0.3, halfMax: 2.5 });
+    const d = boxes.data;
+    for (let i = 0; i < boxes.count; i++) {
+      const o = i * BOX_F64.STRIDE;
+      d[o + 2] = (rnd() - 0.5) * 4;
+      const h = Math.hypot(d[o]!, d[o + 1]!);
+      if (h < 4) {
+        d[o] = d[o]! + (d[o]! >= 0 ? 5 : -5);
+      }
+    }
+    const columns = full ? 1024 : 256;
+    const ousterLike = {
+      elevationsDeg: Array.from({ length: 16 }, (_, c) => -16.6 + 2.2 * c), azimuthOffsetsDeg: Array.from({ length: 16 }, (_, c) => [3.1, 1, -1, -3.1][c % 4]!),
+      beamOriginOffset: 0.015806, columns, azimuthStartDeg: 360, azimuthEndDeg: 0, minRange: 0.5, maxRange: 120, sweepTime: 0.1,
+    };
+    const pose = { position: [0, 0, 1.8], rotation: [0, 0, Math.sin(0.2), Math.cos(0.2)] };
+    out.push({
+      name: 'lidar/street', tests: 'LiDAR sweeps over a street: the velodyne-vlp16 preset, and a sensor with per-channel azimuth offsets, the beam-origin circle, a clockwise turn and a minimum range',
+      seed: seed + 5, boxes: boxesJson(boxes), lidars: [{ sensor: 'velodyne-vlp16', pose }, { sensor: ousterLike, pose }],
+    });
+    const moving = boxesJson(boxes).map((b, i) => (i % 4 === 1
+      ? { ...(b as object), velocity: [(rnd() - 0.5) * 30, (rnd() - 0.5) * 30, 0], angularVelocity: [0, 0, (rnd() - 0.5) * 2] }
+      : b));
+    out.push({
+      name: 'lidar/motion', tests: 'motion during the sweep: the sensor moving 2 m and turning during its 0.1 s, a quarter of the boxes moving (velocity, angular velocity)',
+      seed: seed + 5, boxes: moving,
+      lidars: [{ sensor: ousterLike, pose, poseEnd: { position: [2, 0.3, 1.8], rotation: [0, 0, Math.sin(0.23), Math.cos(0.23)] } }],
+    });
+  }
+  {
+    // Channel 0 lies in the plane of the boxes' top faces (z = 1 at the sensor's height); boxes
+    // whose near face is exactly minRange away along a ray; a sweep 10⁵ from the world origin.
+    const far = 1e5;
+    const boxes: unknown[] = [];
+    for (let k = 0; k < 12; k++) {
+      const angle = (2 * Math.PI * k) / 12;
+      boxes.push({ center: [far + 6 * Math.cos(angle), 6 * Math.sin(angle), 0], halfExtents: [1, 1, 1], rotation: [0, 0, Math.sin(angle / 2), Math.cos(angle / 2)] });
+    }
+    boxes.push({ center: [far + 2.5, 0, 0.5], halfExtents: [0.5, 0.5, 0.5], rotation: [0, 0, 0, 1] });
+    out.push({
+      name: 'lidar/edges', tests: 'beams in the plane of box faces, a box face at exactly the minimum range, 10⁵ from the world origin',
+      seed: 0, boxes,
+      lidars: [{ sensor: { elevationsDeg: [0, -5, 5, -10, 10], columns: 360, minRange: 2, maxRange: 50 }, pose: { position: [far, 0, 1] } }],
+    });
   }
   out.push({
     name: 'pairs/face-axes-only', tests: 'the published case that a six-axis test gets wrong: separated only along the edge-cross axis A1xB2', seed: 0,
@@ -220,10 +273,14 @@ export function caseFiles(options: CaseOptions = {}): { manifest: CaseManifest; 
     if (g.allPairs) {
       scene['allPairs'] = true;
     }
+    if (g.lidars) {
+      scene['lidars'] = g.lidars;
+    }
     files.push({ name: fileOf(g.name, 'scene'), text: `${JSON.stringify(scene)}\n` });
     suites.push({
       name: g.name, scene: fileOf(g.name, 'scene'), result: fileOf(g.name, 'result'), tests: g.tests, seed: g.seed, boxes: g.boxes.length,
       ...(g.rays ? { rays: g.rays.length } : {}), ...(g.pairs ? { pairs: g.pairs.length } : {}), ...(g.allPairs ? { allPairs: true } : {}),
+      ...(g.lidars ? { lidars: g.lidars.length } : {}),
     });
   }
   const manifest: CaseManifest = {

@@ -115,7 +115,11 @@ export function viewsOf(group: JudgedGroup, options: HtmlReportOptions = {}): Ca
     const mismatches = c.cases.filter((k) => k.verdict === 'mismatch').slice(0, options.mismatchViews ?? 12);
     const ambiguous = c.cases.filter((k) => k.verdict === 'ambiguous').slice(0, options.ambiguousViews ?? 4);
     for (const k of [...mismatches, ...ambiguous]) {
-      out.push(caseView(group.name, c.family, k));
+      // Cases with nothing to draw (a box's LiDAR return count) are listed in the table only.
+      const input = k.input as { ray?: unknown; a?: unknown };
+      if (input.ray !== undefined || input.a !== undefined) {
+        out.push(caseView(group.name, c.family, k));
+      }
     }
   }
   return out;
