@@ -421,7 +421,7 @@ export class LidarSensor {
     }
     const moving = motionMatters(this.desc, options) ? options.boxMotion?.boxes.length ?? 0 : 0;
     const masks = this.writeWalkSetup(set, pose, options, moving);
-    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
+    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks || set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
     const sweepBytes = new ArrayBuffer(LIDAR_SWEEP_PARAMS.SIZE);
     const su = new Uint32Array(sweepBytes);
     const sf = new Float32Array(sweepBytes);
