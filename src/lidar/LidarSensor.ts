@@ -191,6 +191,9 @@ interface RasterBuffers {
 
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
+/** Read-back parts per sweep: range, box, points, overflow count, tile-list total, compacted count. */
+const PARTS = 6;
+
 /** One sweep's read bytes and the set's state it ran on. */
 interface SweepRun {
   readonly version: number;
@@ -212,6 +215,12 @@ export interface LidarSweepOptions extends LidarMotion {
   readonly fields?: boolean;
   /** ANDed with the set's box masks (default all bits). */
   readonly mask?: number;
+  /**
+   * Also compact the returns on the GPU (sensor.compactPointsBuffer, compactRaysBuffer and the
+   * drawIndirect arguments in compactArgsBuffer), for drawing exactly the returns with no
+   * readback; the sweep reads back their count (`returns`). Writes the point buffer. Default false.
+   */
+  readonly compact?: boolean;
 }
 
 /** One sweep read back. Ray (c, a) is at index c · azimuths + a. */
@@ -224,6 +233,8 @@ export interface LidarSweep {
   readonly box: Int32Array;
   /** Returns per box of the set (visibility counts for ground-truth labels). */
   readonly returnsPerBox: Uint32Array;
+  /** With `compact: true`: how many returns the GPU compacted (the drawIndirect vertex count). */
+  readonly compacted: number | undefined;
   /** xyz (relative to the set's floating origin) and w (1 = return, 0 = none) per ray, with `points: true`. */
   readonly points: Float32Array | undefined;
   /** The per-point fields, float64, with `fields: true`. */
@@ -291,6 +302,7 @@ export class LidarSensor {
   private rayTable: Float32Array<ArrayBuffer> | undefined;
   private sweepMasks: { readonly capacity: number; readonly buffer: GPUBuffer } | undefined;
   private shifts: ReturnType<typeof lidarColumnShifts> | undefined;
+  private compaction: { readonly points: GPUBuffer; readonly rays: GPUBuffer; readonly args: GPUBuffer; readonly slots: GPUBuffer; readonly params: GPUBuffer; readonly scan: ExclusiveScan } | undefined;
   private readonly lifetime: Lifetime;
 
   private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, methodReason: string | undefined, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
@@ -380,8 +392,19 @@ export class LidarSensor {
    */
   async encodeSweep(
     encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
-    options: LidarMotion & { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: LidarMotion & { readonly mask?: number; readonly points?: boolean; readonly compact?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
     operation = 'LidarSensor.encodeSweep',
+  ): Promise<void> {
+    await this.encodeRays(encoder, set, bvh, pose, options.compact ? { ...options, points: true } : options, operation);
+    if (options.compact) {
+      await this.encodeCompact(encoder);
+    }
+  }
+
+  private async encodeRays(
+    encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
+    options: LidarMotion & { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites },
+    operation: string,
   ): Promise<void> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
@@ -512,6 +535,56 @@ export class LidarSensor {
     }
     this.ctx.device.queue.writeBuffer(this.sweepMasks.buffer, 0, masks);
     return this.sweepMasks.buffer;
+  }
+
+  /** The compacted returns' points (float32x4, VERTEX usage), written by a sweep with `compact: true`. */
+  get compactPointsBuffer(): GPUBuffer | undefined {
+    return this.compaction?.points;
+  }
+
+  /** The compacted returns' ray indices (u32, c · azimuths + a). */
+  get compactRaysBuffer(): GPUBuffer | undefined {
+    return this.compaction?.rays;
+  }
+
+  /** drawIndirect arguments for the compacted points: (returns, 1, 0, 0), INDIRECT usage. */
+  get compactArgsBuffer(): GPUBuffer | undefined {
+    return this.compaction?.args;
+  }
+
+  /**
+   * Records the compaction of the last recorded sweep's returns (shaders/lidar/compact.wgsl): a
+   * flag per ray, their exclusive scan, then each return's point and ray index into its slot and
+   * the count into the drawIndirect arguments. Needs the sweep's points (encodeSweep writes them
+   * unless `points: false`).
+   */
+  async encodeCompact(encoder: GPUCommandEncoder): Promise<void> {
+    const device = this.ctx.device;
+    const n = this.rayCount;
+    if (!this.compaction) {
+      const make = (label: string, size: number, usage: number): GPUBuffer =>
+        this.ctx.createBuffer({ label: `${this.ctx.label}:lidar:${label}`, size: Math.max(16, size), usage });
+      this.compaction = {
+        points: make('compact-points', n * 16, STORAGE_OUT | BufferUsage.VERTEX),
+        rays: make('compact-rays', n * 4, STORAGE_OUT),
+        args: make('compact-args', 16, STORAGE_OUT | BufferUsage.INDIRECT),
+        slots: make('compact-slots', n * 4, BufferUsage.STORAGE),
+        params: make('compact-params', 16, UNIFORM),
+        scan: await ExclusiveScan.create(this.ctx, n),
+      };
+      device.queue.writeBuffer(this.compaction.params, 0, new Uint32Array([n, 0, 0, 0]));
+    }
+    const c = this.compaction;
+    const [flags, scatter] = await Promise.all([getKernel(device, 'lidarCompactFlags'), getKernel(device, 'lidarCompactScatter')]);
+    const groups = Math.ceil(n / flags.workgroupSize);
+    const pass = encoder.beginComputePass({ label: 'obb:lidar-compact' });
+    dispatch(device, pass, flags, { lidarBox: this.boxBuffer, compactParams: c.params, compactSlots: c.slots }, groups, 'obb:lidar-compact-flags');
+    await c.scan.encode(pass, c.slots, n);
+    dispatch(device, pass, scatter, {
+      lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer, compactParams: c.params, compactSlots: c.slots,
+      compactPoints: c.points, compactRays: c.rays, compactArgs: c.args,
+    }, groups, 'obb:lidar-compact-scatter');
+    pass.end();
   }
 
   private static tileConstants(tile: { readonly ch: number; readonly az: number }): Record<string, number> {
@@ -654,6 +727,7 @@ export class LidarSensor {
       for (const { sensor, pose, options = {} } of jobs) {
         await sensor.encodeSweep(encoder, set, bvh, pose, {
           points: options.points === true,
+          compact: options.compact === true,
           ...(options.mask === undefined ? {} : { mask: options.mask }),
           ...(options.poseEnd === undefined ? {} : { poseEnd: options.poseEnd }),
           ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
@@ -667,6 +741,7 @@ export class LidarSensor {
           { source: sensor.pointsBuffer, size: options.points ? n * 16 : 0 },
           { source: sensor.overflow, size: 4 },
           { source: sensor.tileCounters ?? sensor.overflow, size: raster && sensor.tileCounters ? 8 : 0, offset: 8 * tiles },
+          { source: sensor.compaction?.args ?? sensor.overflow, size: options.compact ? 4 : 0 },
         );
       }
       // The sweeps and the copies of their results in one submission.
@@ -674,12 +749,12 @@ export class LidarSensor {
       return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
     });
     const all = await started.reads;
-    return jobs.map((_, k) => ({ version: started.version, boxes: started.boxes, masks: started.masks, reads: all.slice(5 * k, 5 * k + 5) }));
+    return jobs.map((_, k) => ({ version: started.version, boxes: started.boxes, masks: started.masks, reads: all.slice(PARTS * k, PARTS * k + PARTS) }));
   }
 
   /** A sweep's results from its read bytes: unanswered rays by the reference, counts, fields. */
   private finish(run: SweepRun, pose: LidarPose, options: LidarSweepOptions): LidarSweep {
-    const [rangeBytes, boxBytes, pointBytes, overflowBytes] = run.reads;
+    const [rangeBytes, boxBytes, pointBytes, overflowBytes, , compactBytes] = run.reads;
     const n = this.rayCount;
     const range = new Float32Array(rangeBytes!);
     // Read as int32, NO_BOX is already -1 (box indices stay below 2^31: one binding holds them).
@@ -704,6 +779,7 @@ export class LidarSensor {
     return {
       channels: this.channels, azimuths: this.azimuths, range, box,
       returnsPerBox: countReturns(box, run.boxes.count),
+      compacted: options.compact ? new Uint32Array(compactBytes!)[0]! : undefined,
       points,
       fields: options.fields ? lidarPointFields(run.boxes, this.desc, pose, motion, range, box) : undefined,
       method, reason, overflowed,
@@ -727,12 +803,15 @@ export class LidarSensor {
       return;
     }
     for (const b of [this.rangeBuffer, this.boxBuffer, this.pointsBuffer, this.tables, this.params, this.sweepParams, this.rayParams, this.overflow, this.noNodes,
-      this.tileCounters, this.walk?.setup, this.sweepMasks?.buffer]) {
+      this.tileCounters, this.walk?.setup, this.sweepMasks?.buffer, this.compaction?.points, this.compaction?.rays, this.compaction?.args,
+      this.compaction?.slots, this.compaction?.params]) {
       if (b) {
         this.ctx.destroyBuffer(b);
       }
     }
     this.tileScan?.destroy();
+    this.compaction?.scan.destroy();
+    this.compaction = undefined;
     this.walk = undefined;
     this.sweepMasks = undefined;
     if (this.raster) {

@@ -15,6 +15,6 @@ export { obbObbSat, obbObbSatAt, satAxis, makeSatScratch, type SatResult, type S
 export { closestHit, anyHit, allHits, type AllHits, type ClosestHits, type RaycastOptions } from './raycast.ts';
 export { obbPairs, obbOneVsMany, obbCross, allPairs, checkPairs, type PairResults } from './pairs.ts';
 export { cornerProjectionGap } from './cornerOracle.ts';
-export { lidarRays, lidarSweepReference, columnBoxes, countReturns, type ReferenceSweep, type ReferenceSweepOptions } from './lidar.ts';
+export { lidarRays, lidarSweepReference, lidarPointFields, compactReturns, columnBoxes, countReturns, type ReferenceSweep, type ReferenceSweepOptions } from './lidar.ts';
 export { frustumCull, boxPlaneMargin } from './frustum.ts';
 export { closestHitGrid, anyHitGrid, allHitsGrid, allPairsSweep, BoxGrid, paddedAabbs } from './accel.ts';

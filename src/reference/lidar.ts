@@ -247,3 +247,24 @@ export function lidarPointFields(
     sensorXyz, worldXyz, time, incidence,
   };
 }
+
+/**
+ * The returns of a sweep compacted, in ray order: their points (4 floats each, as the sweep's
+ * point buffer holds them) and ray indices — the CPU twin of lidarCompactFlags /
+ * lidarCompactScatter (shaders/lidar/compact.wgsl). `box` as a sweep reads it back (−1 for no
+ * return; −2, a ray left for the host, is not a return).
+ *
+ * @example
+ * const { count, points, rays } = compactReturns(sweep.box, sweep.points!);
+ */
+export function compactReturns(box: Int32Array, points: Float32Array): { count: number; points: Float32Array; rays: Uint32Array } {
+  const rays: number[] = [];
+  for (let r = 0; r < box.length; r++) {
+    if (box[r]! >= 0) {
+      rays.push(r);
+    }
+  }
+  const out = new Float32Array(4 * rays.length);
+  rays.forEach((r, k) => out.set(points.subarray(4 * r, 4 * r + 4), 4 * k));
+  return { count: rays.length, points: out, rays: Uint32Array.from(rays) };
+}

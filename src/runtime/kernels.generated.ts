@@ -16,6 +16,8 @@ export const KERNELS = {
   lidarBin: { module: 'lidarRaster', bindings: { params: [0, 'uniform'], lidar: [11, 'uniform'], boxData: [16, 'storage'], tileCounters: [17, 'storage'], tileLists: [19, 'storage'] } },
   lidarSortTiles: { module: 'lidarRaster', bindings: { lidar: [11, 'uniform'], boxData: [16, 'storage'], tileCounters: [17, 'storage'], tileLists: [19, 'storage'] } },
   lidarTiles: { module: 'lidarRaster', bindings: { params: [0, 'uniform'], overflowCount: [10, 'storage'], lidar: [11, 'uniform'], lidarTables: [12, 'read-only-storage'], lidarRange: [13, 'storage'], lidarBox: [14, 'storage'], lidarPoints: [15, 'storage'], boxData: [16, 'storage'], tileCounters: [17, 'storage'], tileLists: [19, 'storage'] } },
+  lidarCompactFlags: { module: 'lidarCompact', bindings: { lidarBox: [14, 'read-only-storage'], compactParams: [25, 'uniform'], compactSlots: [26, 'storage'] } },
+  lidarCompactScatter: { module: 'lidarCompact', bindings: { lidarBox: [14, 'read-only-storage'], lidarPoints: [15, 'read-only-storage'], compactParams: [25, 'uniform'], compactSlots: [26, 'storage'], compactPoints: [27, 'storage'], compactRays: [28, 'storage'], compactArgs: [29, 'storage'] } },
   obbPairs: { module: 'pairsListed', bindings: { params: [0, 'uniform'], boxesA: [1, 'read-only-storage'], boxesB: [2, 'read-only-storage'], pairs: [3, 'read-only-storage'], results: [4, 'storage'] } },
   obbOneVsMany: { module: 'pairsListed', bindings: { params: [0, 'uniform'], boxesA: [1, 'read-only-storage'], boxesB: [2, 'read-only-storage'], results: [4, 'storage'] } },
   obbCross: { module: 'pairsListed', bindings: { params: [0, 'uniform'], boxesA: [1, 'read-only-storage'], boxesB: [2, 'read-only-storage'], pairsOut: [5, 'storage'], counter: [6, 'storage'] } },

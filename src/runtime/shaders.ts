@@ -14,6 +14,7 @@ import raysTreeWalkWgsl from '../../shaders/rays/tree_walk.wgsl?raw';
 import raysTreeWgsl from '../../shaders/rays/tree.wgsl?raw';
 import lidarTreeWgsl from '../../shaders/lidar/tree.wgsl?raw';
 import lidarRasterWgsl from '../../shaders/lidar/raster.wgsl?raw';
+import lidarCompactWgsl from '../../shaders/lidar/compact.wgsl?raw';
 import pairsCommonWgsl from '../../shaders/pairs/common.wgsl?raw';
 import pairsCandidatesWgsl from '../../shaders/pairs/candidates.wgsl?raw';
 import pairsListedWgsl from '../../shaders/pairs/listed.wgsl?raw';
@@ -67,6 +68,7 @@ export const CHUNKS = {
   raysTree: { file: 'shaders/rays/tree.wgsl', code: raysTreeWgsl },
   lidarTree: { file: 'shaders/lidar/tree.wgsl', code: lidarTreeWgsl },
   lidarRaster: { file: 'shaders/lidar/raster.wgsl', code: lidarRasterWgsl },
+  lidarCompact: { file: 'shaders/lidar/compact.wgsl', code: lidarCompactWgsl },
   pairsCommon: { file: 'shaders/pairs/common.wgsl', code: pairsCommonWgsl },
   pairsCandidates: { file: 'shaders/pairs/candidates.wgsl', code: pairsCandidatesWgsl },
   pairsListed: { file: 'shaders/pairs/listed.wgsl', code: pairsListedWgsl },
@@ -130,6 +132,7 @@ export const MODULES = {
   raysTree: () => linkShader('obb:rays-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.raysTree]),
   lidarTree: () => linkShader('obb:lidar-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.lidarTree]),
   lidarRaster: () => linkShader('obb:lidar-raster', [C.types, C.rayObb, C.lidarRaster]),
+  lidarCompact: () => linkShader('obb:lidar-compact', [C.lidarCompact]),
   pairsListed: () => linkShader('obb:pairs-listed', [...SAT_BASE, C.pairsListed]),
   pairsTree: () => linkShader('obb:pairs-tree', [...SAT_BASE, C.pairsCandidates, C.pairsTree]),
   pairsGrid: () => linkShader('obb:pairs-grid', [...SAT_BASE, C.pairsCandidates, C.pairsGrid]),

@@ -11,7 +11,7 @@ import {
   compareLidarSweep, compareReturnsPerBox, lidarPreset, linearElevations, mountPose, mulberry32, randomBoxes,
   type BoxArray, type BoxMotion, type LidarDescription, type LidarPose, type ObbGpu,
 } from '../../src/index.ts';
-import { lidarSweepReference } from '../../src/reference/index.ts';
+import { compactReturns, lidarSweepReference } from '../../src/reference/index.ts';
 import { columnFrames } from '../../src/core/lidar.ts';
 import { expectClean, openNodeGpu, scoped } from './shared.ts';
 
@@ -164,6 +164,34 @@ describe('the raster method for clockwise sensors with per-channel offsets', () 
       expect(differing(lidarSweepReference(boxes, plain, p).box, a!.box)).toBeGreaterThan(100);
       raster.destroy();
       tree.destroy();
+    }
+    set.destroy();
+  });
+});
+
+describe('returns compacted on the GPU', () => {
+  it('compact: true leaves the returns\' points, their rays and drawIndirect arguments on the GPU, equal to the CPU twin (compactReturns)', async () => {
+    const boxes = street(400, 15, [0, 0, 0]);
+    const set = gpu.createBoxSet(boxes);
+    for (const desc of [{ elevations: linearElevations(16, -15, 15), azimuthSteps: 256, maxRange: 60, minRange: 3 }, { ...extended, azimuthSteps: 200 }] as LidarDescription[]) {
+      const sensor = await gpu.createLidar(desc);
+      const p: LidarPose = { origin: [0, 0, 1.8] };
+      const sweep = await scoped(gpu, () => gpu.lidarSweep(sensor, set, p, { compact: true, points: true }));
+      const twin = compactReturns(sweep.box, sweep.points!);
+      expect(sweep.compacted).toBe(twin.count);
+      expect(twin.count).toBeGreaterThan(100);
+      expect(twin.count).toBeLessThan(sweep.box.length);
+      const [points, rays, args] = await gpu.ctx.readbackParts([
+        { source: sensor.compactPointsBuffer!, size: 16 * twin.count },
+        { source: sensor.compactRaysBuffer!, size: 4 * twin.count },
+        { source: sensor.compactArgsBuffer!, size: 16 },
+      ]);
+      expect(Array.from(new Uint32Array(args!))).toEqual([twin.count, 1, 0, 0]);
+      expect(Array.from(new Uint32Array(rays!))).toEqual(Array.from(twin.rays));
+      expect(Array.from(new Float32Array(points!))).toEqual(Array.from(twin.points));
+      // Without compact the count is not read.
+      expect((await gpu.lidarSweep(sensor, set, p)).compacted).toBeUndefined();
+      sensor.destroy();
     }
     set.destroy();
   });
