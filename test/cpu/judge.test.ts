@@ -23,7 +23,8 @@ import { SAT_AXIS_NAMES } from '../../src/constants.ts';
 import { parseSceneText, type Scene } from '../../src/files/scene.ts';
 import { sceneResultFromCpu, type SceneResult } from '../../src/files/results.ts';
 import { caseFiles, htmlReport, judgeScene, junitReport, parseResult, ResultError, runReference, viewsOf } from '../../src/judge/index.ts';
-import { formatResult, main, type CliIo } from '../../src/cli/main.ts';
+import { formatResult } from '../../src/cli/main.ts';
+import { runCli as run } from './cliRun.ts';
 import { BOX_F64, RAY_F64 } from '../../src/core/types.ts';
 import { mulberry32, randomBoxes, randomRays } from '../../src/scenes/generate.ts';
 
@@ -377,12 +378,6 @@ describe('reports', () => {
 
 describe('the commands', () => {
   let dir: string;
-  const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-    let out = '', err = '';
-    const io: CliIo = { out: (t) => { out += t; }, err: (t) => { err += t; } };
-    const code = await main(argv, io);
-    return { code, out, err };
-  };
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'obb-judge-'));
     writeFileSync(join(dir, 'scene.json'), mixedSceneText(1701));

@@ -14,7 +14,8 @@ import { PCDLoader } from 'three/examples/jsm/loaders/PCDLoader.js';
 import { parseScene, SceneError } from '../../src/files/scene.ts';
 import { judgeScene, ResultError, runReference } from '../../src/judge/index.ts';
 import { sceneResultFromCpu, type SceneResult } from '../../src/files/results.ts';
-import { formatResult, main, type CliIo } from '../../src/cli/main.ts';
+import { formatResult } from '../../src/cli/main.ts';
+import { runCli as run } from './cliRun.ts';
 import { lidarPreset } from '../../src/core/lidarPresets.ts';
 import { boxAtTime, columnFrames } from '../../src/core/lidar.ts';
 import { lidarRays } from '../../src/reference/lidar.ts';
@@ -153,12 +154,6 @@ describe('result files: lidars judged', () => {
 
 describe('run --lidar-out', () => {
   let dir: string;
-  const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-    let out = '', err = '';
-    const io: CliIo = { out: (t) => { out += t; }, err: (t) => { err += t; } };
-    const code = await main(argv, io);
-    return { code, out, err };
-  };
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'obb-lidar-'));
     writeFileSync(join(dir, 'scene.json'), JSON.stringify(sceneJson()));
