@@ -343,6 +343,12 @@ export interface ColumnFrame {
   readonly axes: readonly [Vec3, Vec3, Vec3];
 }
 
+function samePose(a: LidarPose, b: LidarPose): boolean {
+  const qa = a.rotation ?? [0, 0, 0, 1];
+  const qb = b.rotation ?? [0, 0, 0, 1];
+  return a.origin.every((x, k) => x === b.origin[k]) && qa.every((x, k) => x === qb[k]);
+}
+
 /**
  * The frame of every column: the pose at τ_a (interpolated towards `poseEnd` when given and
  * sweepTime > 0) and the beam origin. Without motion every column shares the pose's axes and,
@@ -352,7 +358,8 @@ export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: 
   const A = desc.azimuthSteps;
   const T = desc.sweepTime ?? 0;
   const n = desc.beamOriginOffset ?? 0;
-  const moving = poseEnd !== undefined && T > 0;
+  // A poseEnd equal to the pose is no motion: the same frames as without it, bit for bit.
+  const moving = poseEnd !== undefined && T > 0 && !samePose(pose, poseEnd);
   const startAxes = poseAxes(pose);
   const q0 = pose.rotation ?? [0, 0, 0, 1];
   const q1 = poseEnd?.rotation ?? [0, 0, 0, 1];

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  compareLidarSweep, compareReturnsPerBox, lidarPreset, linearElevations, mountPose, mulberry32, randomBoxes,
+  boxArrayFrom, compareLidarSweep, compareReturnsPerBox, lidarPreset, linearElevations, mountPose, mulberry32, randomBoxes,
   type BoxArray, type BoxMotion, type LidarDescription, type LidarPose, type ObbGpu,
 } from '../../src/index.ts';
 import { compactReturns, lidarSweepReference } from '../../src/reference/index.ts';
@@ -252,6 +252,42 @@ describe('motion during the sweep', () => {
     expect(differing(lidarSweepReference(boxes, desc, pose, { poseEnd }).box, sweep.box)).toBeGreaterThan(0);
     expect(differing(lidarSweepReference(boxes, desc, pose, { boxMotion }).box, sweep.box)).toBeGreaterThan(0);
     raster.destroy();
+    set.destroy();
+  });
+
+  it('zero motion equals the motionless sweep bit for bit (poseEnd = pose, boxes listed with zero velocity)', async () => {
+    const boxes = street(300, 16, offset);
+    const set = gpu.createBoxSet(boxes);
+    for (const desc of [{ elevations: linearElevations(16, -15, 15), azimuthSteps: 200, maxRange: 80, sweepTime: 0.1 }, { ...extended, azimuthSteps: 200 }] as LidarDescription[]) {
+      const sensor = await gpu.createLidar(desc, { method: 'bvh' });
+      const still = await gpu.lidarSweep(sensor, set, pose);
+      const zero = await gpu.lidarSweep(sensor, set, pose, { poseEnd: { ...pose }, boxMotion: { boxes: [0, 5, 9, 40], velocity: new Array(12).fill(0), angularVelocity: new Array(12).fill(0) } });
+      expect(zero.reason).toBe(sensor.methodReason);
+      expect(differing(still.box, zero.box)).toBe(0);
+      expect(differing(still.range, zero.range)).toBe(0);
+      sensor.destroy();
+    }
+    set.destroy();
+  });
+
+  it('boxes inside the beam-origin circle and within minRange: no return from them, the rays pass them by or are occluded', async () => {
+    // A 4 mm cube on the rotation axis, inside the 15.8 mm circle the beams start from, and a box
+    // 0.5 m out (inside minRange 0.8): neither is returned; rays beyond them are unchanged.
+    const far = street(200, 17, offset);
+    const tiny = { center: [pose.origin[0], pose.origin[1], pose.origin[2]], halfExtents: [0.002, 0.002, 0.002], rotation: [0, 0, 0, 1] };
+    const near = { center: [pose.origin[0] + 0.5, pose.origin[1], pose.origin[2]], halfExtents: [0.05, 0.05, 0.05], rotation: [0, 0, 0, 1] };
+    const boxes = boxArrayFrom([tiny, near] as never);
+    const all: BoxArray = { count: far.count + 2, data: Float64Array.from([...boxes.data, ...far.data]) };
+    const set = gpu.createBoxSet(all);
+    const sensor = await gpu.createLidar(extended);
+    const sweep = await gpu.lidarSweep(sensor, set, pose);
+    expect(sweep.returnsPerBox[0]).toBe(0);
+    expect(sweep.returnsPerBox[1]).toBe(0);
+    const ref = lidarSweepReference(all, extended, pose);
+    // The near box occludes some rays (closest hit within minRange: no return at all).
+    expect(Array.from(ref.closestBox).filter((b, r) => b === 1 && ref.box[r] === -1).length).toBeGreaterThan(0);
+    expectClean(compareLidarSweep({ boxes: all, desc: extended, pose, origin: set.origin }, sweep), 1e-3, 'inside the circle');
+    sensor.destroy();
     set.destroy();
   });
 
