@@ -131,6 +131,8 @@ export const LIDAR_TILE_CHANNELS = 4;
 export const LIDAR_CLOCKWISE = 1;
 /** LidarParams.flags: the tables hold an azimuth per ray (per-channel offsets), after the sorted channels. */
 export const LIDAR_PER_RAY_AZIMUTH = 2;
+/** LidarParams.flags: a partial field of view (|span| < 2π): column ranges are clipped, not wrapped. */
+export const LIDAR_PARTIAL = 4;
 
 /**
  * The constants above that the WGSL kernels use, with their WGSL types. The link manifest
@@ -166,4 +168,5 @@ export const WGSL_CONSTANTS = {
   LIDAR_TILE_CHANNELS: ['u32', LIDAR_TILE_CHANNELS],
   LIDAR_CLOCKWISE: ['u32', LIDAR_CLOCKWISE],
   LIDAR_PER_RAY_AZIMUTH: ['u32', LIDAR_PER_RAY_AZIMUTH],
+  LIDAR_PARTIAL: ['u32', LIDAR_PARTIAL],
 } as const satisfies Record<string, readonly ['f32' | 'u32', number]>;

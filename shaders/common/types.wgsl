@@ -93,8 +93,8 @@ struct BvhParams {
 
 // Uniform parameters of the raster LiDAR kernels: the sensor pose (origin relative to the set's
 // floating origin, and the sensor's axes in world space), the scan pattern's size, the range
-// window, the smallest and largest per-channel azimuth offset, and LIDAR_CLOCKWISE /
-// LIDAR_PER_RAY_AZIMUTH flags.
+// window, the smallest and largest residual azimuth offset, the LIDAR_CLOCKWISE /
+// LIDAR_PER_RAY_AZIMUTH / LIDAR_PARTIAL flags, and the field's span (radians, signed).
 struct LidarParams {
   origin: vec3f,     // offset(0) size(12)
   maxRange: f32,     // offset(12) size(4)
@@ -108,7 +108,11 @@ struct LidarParams {
   offsetMin: f32,    // offset(68) size(4)
   offsetMax: f32,    // offset(72) size(4)
   flags: u32,        // offset(76) size(4)
-}                    // size(80)
+  span: f32,         // offset(80) size(4)
+  pad0: u32,         // offset(84) size(4)
+  pad1: u32,         // offset(88) size(4)
+  pad2: u32,         // offset(92) size(4)
+}                    // size(96)
 
 // Uniform parameters of a LiDAR sweep by the tree (lidar/tree.wgsl): the sensor's size, the
 // sweep's mask, how many boxes move (their table holds movingCount boxes per column), the range

@@ -265,6 +265,9 @@ fn footprint(lb: LocalBox) -> vec4u {
   // (counter-clockwise), a = (θ − start) · A / 2π; or θ_a = start − 2π a / A (clockwise),
   // a = (start − θ) · A / 2π, which swaps the ends.
   let clockwise = (lidar.flags & LIDAR_CLOCKWISE) != 0u;
+  if ((lidar.flags & LIDAR_PARTIAL) != 0u) {
+    return vec4u(ch.x, ch.y, partialColumns(angleLo, angleHi, start, clockwise));
+  }
   let lo = select((angleLo - start) * scale, (start - angleHi) * scale, clockwise);
   let hi = select((angleHi - start) * scale, (start - angleLo) * scale, clockwise);
   let aLo = ceil(lo);
@@ -278,6 +281,40 @@ fn footprint(lb: LocalBox) -> vec4u {
   let az = f32(lidar.azimuths);
   let first = u32(aLo - floor(aLo / az) * az) % lidar.azimuths;
   return vec4u(ch.x, ch.y, first, u32(width));
+}
+
+// A partial field of view (|span| < 2π, lidar.span): the columns a in [0, A) whose angle
+// θ_a = start ± |span| · a / A lies in [angleLo, angleHi], as (first, width), without wrapping past
+// the last column (the first and last columns are not neighbours). The interval is measured from
+// start the way the sensor turns, u = (angle − start) mod 2π; the columns it covers, and those 2π
+// earlier (an interval straddling start), are each clipped to [0, A); when both are non-empty (a
+// field within the box's width of a full turn) every column is taken.
+fn partialColumns(angleLo: f32, angleHi: f32, start: f32, clockwise: bool) -> vec2u {
+  let az = f32(lidar.azimuths);
+  let steps = az / abs(lidar.span);
+  let width = angleHi - angleLo;
+  let offset = select(angleLo - start, start - angleHi, clockwise);
+  let u = offset - floor(offset / TWO_PI) * TWO_PI;
+  var first = az;
+  var last = -1.0;
+  var runs = 0u;
+  for (var k = 0u; k < 2u; k++) {
+    let shift = select(0.0, TWO_PI, k == 1u);
+    let lo = max(ceil((u - shift) * steps), 0.0);
+    let hi = min(floor((u - shift + width) * steps), az - 1.0);
+    if (lo <= hi) {
+      first = min(first, lo);
+      last = max(last, hi);
+      runs += 1u;
+    }
+  }
+  if (runs == 0u) {
+    return vec2u(0u, 0u);
+  }
+  if (runs == 2u) {
+    return vec2u(0u, lidar.azimuths);
+  }
+  return vec2u(u32(first), u32(last - first) + 1u);
 }
 
 fn azimuthTiles() -> u32 {

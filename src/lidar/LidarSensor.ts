@@ -2,9 +2,9 @@
  * A LiDAR sensor on the GPU (the description and its contract: src/core/lidar.ts): each sweep
  * uploads a pose, the rays are generated inside the kernels from tables uploaded once, and the
  * closest hit of each ray is found by one of two methods:
- * - `raster` (the default wherever every beam leaves one point — no beam-origin offset — over a
- *   full turn either way, with every elevation inside ±89.9°; per-channel azimuth offsets are
- *   fine): every box is rasterised into the sensor's (channel, azimuth) grid over the cells whose
+ * - `raster` (the default wherever every beam leaves one point — no beam-origin offset — with
+ *   every elevation inside ±89.9°; per-channel azimuth offsets, clockwise turns and partial
+ *   fields of view are fine): every box is rasterised into the sensor's (channel, azimuth) grid over the cells whose
  *   rays can hit it, and each of those cells is one slab test, each ray's closest hit kept in
  *   registers over its tile's list, no atomics (shaders/lidar/raster.wgsl). No tree is needed,
  *   so moving scenes cost nothing to prepare; the cost is the boxes' total footprint, about the
@@ -19,7 +19,7 @@
  * no return). Results stay on the GPU (a range image, hit boxes, and a point buffer usable
  * directly as a vertex buffer) and are read back only when asked.
  */
-import { LIDAR_CLOCKWISE, LIDAR_NO_RETURN, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
+import { LIDAR_CLOCKWISE, LIDAR_NO_RETURN, LIDAR_PARTIAL, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
 import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
@@ -48,7 +48,7 @@ export type LidarMethod = 'raster' | 'bvh';
 
 /**
  * Whether the raster method can serve a description (lidarRasterReason): every beam leaving the
- * sensor origin (no beam-origin offset) over a full turn, every elevation strictly inside ±89.9°
+ * sensor origin (no beam-origin offset), every elevation strictly inside ±89.9°
  * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32, and fewer than 65,536 channels
  * (a footprint packs its channel range in 16-bit halves).
  */
@@ -58,16 +58,13 @@ export function lidarRasterizable(desc: LidarDescription): boolean {
 
 /**
  * Why the raster method cannot serve `desc` (undefined when it can): a beam-origin offset (the
- * beams do not all leave one point) or a partial field of view; elevations at or beyond ±89.9°;
- * 65,536 channels or more. Per-channel azimuth offsets and a clockwise turn it serves.
+ * beams do not all leave one point); elevations at or beyond ±89.9°; 65,536 channels or more.
+ * Per-channel azimuth offsets, a clockwise turn and a partial field of view it serves.
  */
 export function lidarRasterReason(desc: LidarDescription): string | undefined {
   const reasons: string[] = [];
   if ((desc.beamOriginOffset ?? 0) !== 0) {
     reasons.push('a beam-origin offset');
-  }
-  if (Math.abs(azimuthSpan(desc)) !== 2 * Math.PI) {
-    reasons.push('a partial field of view');
   }
   if (desc.elevations.length >= 65_536) {
     reasons.push('65,536 channels or more');
@@ -133,17 +130,22 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
  * Per channel, its azimuth offset in whole columns (k_c = round(δ_c / step), step = span / A,
  * negative for a clockwise sensor) and what is left (ρ_c = δ_c − k_c · step, at most half a
  * column): the raster method lays its image out by the rays' azimuths, channel c's ray of encoder
- * column a in image column a + k_c, and widens footprints by the residuals' range only.
+ * column a in image column a + k_c, and widens footprints by the residuals' range only. A partial
+ * field of view keeps k_c = 0 (its image has no columns past its ends), ρ_c = δ_c.
  */
 export function lidarColumnShifts(desc: LidarDescription): { readonly shift: Int32Array; readonly residualMin: number; readonly residualMax: number } {
-  const step = azimuthSpan(desc) / desc.azimuthSteps;
+  const span = azimuthSpan(desc);
+  const step = span / desc.azimuthSteps;
+  // A partial field's image has no columns beyond its ends to shift rays into: no shifts there,
+  // the footprints widen by the whole offsets' range instead.
+  const partial = Math.abs(span) !== 2 * Math.PI;
   const C = desc.elevations.length;
   const shift = new Int32Array(C);
   let residualMin = 0;
   let residualMax = 0;
   for (let c = 0; c < C; c++) {
     const d = desc.azimuthOffsets?.[c] ?? 0;
-    const k = Math.round(d / step);
+    const k = partial ? 0 : Math.round(d / step);
     shift[c] = k;
     const rho = d - k * step;
     residualMin = Math.min(residualMin, rho);
@@ -433,7 +435,9 @@ export class LidarSensor {
       const { residualMin, residualMax } = this.shifts ??= lidarColumnShifts(this.desc);
       f[LIDAR_PARAMS.OFFSET_MIN / 4] = residualMin - Math.abs(residualMin) * 2 ** -20;
       f[LIDAR_PARAMS.OFFSET_MAX / 4] = residualMax + Math.abs(residualMax) * 2 ** -20;
-      u[LIDAR_PARAMS.FLAGS / 4] = (azimuthSpan(this.desc) < 0 ? LIDAR_CLOCKWISE : 0) | (hasOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0);
+      const span = azimuthSpan(this.desc);
+      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (Math.abs(span) !== 2 * Math.PI ? LIDAR_PARTIAL : 0);
+      f[LIDAR_PARAMS.SPAN / 4] = span;
       device.queue.writeBuffer(this.params, 0, bytes);
       device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
       await this.encodeRaster(encoder, set, options.timestampWrites);

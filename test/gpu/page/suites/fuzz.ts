@@ -101,8 +101,10 @@ export interface LidarScene {
   elevationsDeg: number[];
   azimuths: number;
   azimuthStart: number;
-  /** The sweep runs clockwise (azimuthEnd = azimuthStart − 2π). */
+  /** The sweep runs clockwise (azimuthEnd = azimuthStart − span). */
   clockwise: boolean;
+  /** A partial field of view, degrees (null: a full turn). */
+  spanDeg: number | null;
   /** Per-channel azimuth offsets, degrees (cycled over the channels), or none. */
   azimuthOffsetsDeg: number[] | null;
   /** minRange as a fraction of maxRange. */
@@ -391,7 +393,7 @@ async function evalLidar(gpu: ObbGpu, spec: LidarScene, tally: Tally): Promise<v
     : undefined;
   const desc: LidarDescription = {
     elevations: spec.elevationsDeg.map((e) => (e * Math.PI) / 180), azimuthSteps: spec.azimuths, azimuthStart: spec.azimuthStart,
-    ...(spec.clockwise ? { azimuthEnd: spec.azimuthStart - 2 * Math.PI } : {}),
+    ...(spec.clockwise || spec.spanDeg !== null ? { azimuthEnd: spec.azimuthStart + (spec.clockwise ? -1 : 1) * (spec.spanDeg === null ? 2 * Math.PI : (spec.spanDeg * Math.PI) / 180) } : {}),
     ...(offsets ? { azimuthOffsets: offsets } : {}),
     minRange: spec.maxRange * scale * spec.minRangeFraction, maxRange: spec.maxRange * scale,
   };
@@ -505,6 +507,7 @@ function arbitraries(fc: typeof FC, size: { maxBoxes: number; bulkBoxes: number;
     azimuths: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constantFrom(1, 2, 3, 4, 5, 64, 257)),
     azimuthStart: fc.oneof(fc.constant(0), unit.map((x) => 4 * Math.PI * x)),
     clockwise: fc.boolean(),
+    spanDeg: fc.option(fc.oneof(fc.integer({ min: 1, max: 359 }), fc.constantFrom(90, 120, 180, 270, 359)), { nil: null }),
     azimuthOffsetsDeg: fc.option(fc.array(fc.oneof(fc.constant(0), fc.integer({ min: -25_000, max: 25_000 }).map((x) => x / 1000)), { minLength: 1, maxLength: 6 }), { nil: null }),
     minRangeFraction: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 1000 }).map((x) => x / 1000) }),
     maxRange: fc.oneof(fc.constant(3), nonNeg.map((x) => 3 * x)),
