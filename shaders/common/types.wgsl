@@ -109,7 +109,7 @@ struct LidarParams {
   offsetMax: f32,    // offset(72) size(4)
   flags: u32,        // offset(76) size(4)
   span: f32,         // offset(80) size(4)
-  pad0: u32,         // offset(84) size(4)
+  beamOffset: f32,   // offset(84) size(4)
   pad1: u32,         // offset(88) size(4)
   pad2: u32,         // offset(92) size(4)
 }                    // size(96)

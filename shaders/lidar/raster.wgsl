@@ -222,8 +222,16 @@ fn nearBound(lb: LocalBox, e: vec3f) -> f32 {
   return max(0.0, length(max(abs(lb.c) - e, vec3f(0.0))) - 1e-5 * m);
 }
 
+// The box's half extents in the sensor frame, grown by the beam-origin offset n: a ray from a
+// beam origin within n of the sensor origin that meets the box is parallel to a ray from the
+// sensor origin that meets the box grown by n (every point of it within n of the first ray's),
+// so the grown box's rectangle and distance bound (less n) hold for every beam.
+fn extent(lb: LocalBox) -> vec3f {
+  return abs(lb.u) + abs(lb.v) + abs(lb.w) + vec3f(lidar.beamOffset);
+}
+
 fn footprint(lb: LocalBox) -> vec4u {
-  let e = abs(lb.u) + abs(lb.v) + abs(lb.w);
+  let e = extent(lb);
   let m = length(lb.c) + length(e);
   let near = length(max(abs(lb.c) - e, vec3f(0.0)));
   if (near < 0.02 * m) {
@@ -360,7 +368,7 @@ fn boxFootprint(i: u32) -> vec4u {
   if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
     mask = boxMasks[i];
   }
-  if ((lidar.mask & mask) == 0u || nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w)) > lidar.maxRange) {
+  if ((lidar.mask & mask) == 0u || nearBound(lb, extent(lb)) > lidar.maxRange) {
     return vec4u(0u);
   }
   return footprint(lb);
@@ -383,7 +391,7 @@ fn lidarFootprint(
   storeRasterBox(i, RasterBox(vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w)), i, b.u, b.hx, b.v, b.hy, w, b.hz));
   let lb = localBox(b);
   // The distance bound as bits that order as the (non-negative) values: -0 taken as 0.
-  let near = nearBound(lb, abs(lb.u) + abs(lb.v) + abs(lb.w));
+  let near = nearBound(lb, extent(lb));
   boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, select(bitcast<u32>(near), 0u, near == 0.0));
   if (f.y * f.w == 0u) {
     return;
@@ -464,11 +472,14 @@ struct Best {
 }
 
 // Offers box b (rectangle rect) to the ray of sorted channel s and direction dir.
-fn offer(s: u32, dir: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best>) {
+fn offer(s: u32, dir: vec3f, beam: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best>) {
   if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || bitcast<f32>(rect.w) > (*best).t) {
     return;
   }
-  let t = rayObbLocalT(b.p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange);
+  // The ray starts at its beam origin: the sensor origin in the box frame plus the beam's offset
+  // (zero without a beam-origin offset, so p itself).
+  let p = b.p + vec3f(dot(beam, b.u), dot(beam, b.v), dot(beam, b.w));
+  let t = rayObbLocalT(p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange);
   if (t >= 0.0 && (t < (*best).t || (t == (*best).t && b.index < (*best).box))) {
     *best = Best(t, b.index);
   }
@@ -490,7 +501,7 @@ fn sortedRay(s: u32, a: u32) -> vec2u {
 }
 
 // Writes the result of the ray of sorted channel s, image column a (nothing past the last channel).
-fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
+fn writeRay(s: u32, a: u32, dir: vec3f, beam: vec3f, best: Best) {
   if (s >= lidar.channels) {
     return;
   }
@@ -502,7 +513,7 @@ fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
   lidarBox[r] = select(NO_BOX, best.box, hit);
   // The point buffer only when asked for (a 16-byte scattered write per ray is not free).
   if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
-    lidarPoints[r] = select(vec4f(0.0), vec4f(lidar.origin + best.t * dir, 1.0), hit);
+    lidarPoints[r] = select(vec4f(0.0), vec4f(lidar.origin + beam + best.t * dir, 1.0), hit);
   }
 }
 
@@ -510,6 +521,14 @@ fn writeRay(s: u32, a: u32, dir: vec3f, best: Best) {
 fn sortedDirection(s: u32, a: u32) -> vec3f {
   let ray = sortedRay(min(s, lidar.channels - 1u), a);
   return lidarDirection(ray.x, ray.y);
+}
+
+// The world offset of the beam origin of the ray of sorted channel s in image column a from the
+// sensor origin: n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ (zero when n = 0).
+fn sortedBeam(s: u32, a: u32) -> vec3f {
+  let ray = sortedRay(min(s, lidar.channels - 1u), a);
+  let enc = lidarTables[ray.y];
+  return lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY);
 }
 
 // Whether box i comes before box j in a sorted tile list: nearer distance bound first, then
@@ -593,6 +612,10 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
   let d1 = sortedDirection(s0 + 1u, a);
   let d2 = sortedDirection(s0 + 2u, a);
   let d3 = sortedDirection(s0 + 3u, a);
+  let o0 = sortedBeam(s0, a);
+  let o1 = sortedBeam(s0 + 1u, a);
+  let o2 = sortedBeam(s0 + 2u, a);
+  let o3 = sortedBeam(s0 + 3u, a);
   var b0 = Best(F32_MAX, NO_BOX);
   var b1 = Best(F32_MAX, NO_BOX);
   var b2 = Best(F32_MAX, NO_BOX);
@@ -617,13 +640,13 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
       continue;
     }
     let b = loadRasterBox(i);
-    offer(s0, d0, rect, b, &b0);
-    offer(s0 + 1u, d1, rect, b, &b1);
-    offer(s0 + 2u, d2, rect, b, &b2);
-    offer(s0 + 3u, d3, rect, b, &b3);
+    offer(s0, d0, o0, rect, b, &b0);
+    offer(s0 + 1u, d1, o1, rect, b, &b1);
+    offer(s0 + 2u, d2, o2, rect, b, &b2);
+    offer(s0 + 3u, d3, o3, rect, b, &b3);
   }
-  writeRay(s0, a, d0, b0);
-  writeRay(s0 + 1u, a, d1, b1);
-  writeRay(s0 + 2u, a, d2, b2);
-  writeRay(s0 + 3u, a, d3, b3);
+  writeRay(s0, a, d0, o0, b0);
+  writeRay(s0 + 1u, a, d1, o1, b1);
+  writeRay(s0 + 2u, a, d2, o2, b2);
+  writeRay(s0 + 3u, a, d3, o3, b3);
 }

@@ -2,9 +2,8 @@
  * A LiDAR sensor on the GPU (the description and its contract: src/core/lidar.ts): each sweep
  * uploads a pose, the rays are generated inside the kernels from tables uploaded once, and the
  * closest hit of each ray is found by one of two methods:
- * - `raster` (the default wherever every beam leaves one point — no beam-origin offset — with
- *   every elevation inside ±89.9°; per-channel azimuth offsets, clockwise turns and partial
- *   fields of view are fine): every box is rasterised into the sensor's (channel, azimuth) grid over the cells whose
+ * - `raster` (the default wherever every elevation is inside ±89.9°; per-channel azimuth
+ *   offsets, the beam-origin circle, clockwise turns and partial fields of view are fine): every box is rasterised into the sensor's (channel, azimuth) grid over the cells whose
  *   rays can hit it, and each of those cells is one slab test, each ray's closest hit kept in
  *   registers over its tile's list, no atomics (shaders/lidar/raster.wgsl). No tree is needed,
  *   so moving scenes cost nothing to prepare; the cost is the boxes' total footprint, about the
@@ -47,8 +46,7 @@ const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COP
 export type LidarMethod = 'raster' | 'bvh';
 
 /**
- * Whether the raster method can serve a description (lidarRasterReason): every beam leaving the
- * sensor origin (no beam-origin offset), every elevation strictly inside ±89.9°
+ * Whether the raster method can serve a description (lidarRasterReason): every elevation strictly inside ±89.9°
  * (cos e ≥ 1.7e-3), so each ray has a well-defined azimuth in f32, and fewer than 65,536 channels
  * (a footprint packs its channel range in 16-bit halves).
  */
@@ -57,15 +55,12 @@ export function lidarRasterizable(desc: LidarDescription): boolean {
 }
 
 /**
- * Why the raster method cannot serve `desc` (undefined when it can): a beam-origin offset (the
- * beams do not all leave one point); elevations at or beyond ±89.9°; 65,536 channels or more.
- * Per-channel azimuth offsets, a clockwise turn and a partial field of view it serves.
+ * Why the raster method cannot serve `desc` (undefined when it can): elevations at or beyond
+ * ±89.9°; 65,536 channels or more. Per-channel azimuth offsets, the beam-origin circle, a
+ * clockwise turn and a partial field of view it serves.
  */
 export function lidarRasterReason(desc: LidarDescription): string | undefined {
   const reasons: string[] = [];
-  if ((desc.beamOriginOffset ?? 0) !== 0) {
-    reasons.push('a beam-origin offset');
-  }
   if (desc.elevations.length >= 65_536) {
     reasons.push('65,536 channels or more');
   }
@@ -438,6 +433,7 @@ export class LidarSensor {
       const span = azimuthSpan(this.desc);
       u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (Math.abs(span) !== 2 * Math.PI ? LIDAR_PARTIAL : 0);
       f[LIDAR_PARAMS.SPAN / 4] = span;
+      f[LIDAR_PARAMS.BEAM_OFFSET / 4] = this.desc.beamOriginOffset ?? 0;
       device.queue.writeBuffer(this.params, 0, bytes);
       device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
       await this.encodeRaster(encoder, set, options.timestampWrites);
