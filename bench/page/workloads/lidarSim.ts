@@ -147,7 +147,7 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       }
     }
     // Five sensors over one set: one submission and one readback, against five sweeps in turn.
-    if (want('gpu-bvh')) {
+    if (want('gpu-bvh') || want('gpu-raster')) {
       const small = Math.max(1, elevations >> 2);
       const sensors = await Promise.all([0, 1, 2, 3, 4].map((k) => g.createLidar(k === 0 ? desc : { ...desc, elevations: linearElevations(small, -15, 15), azimuthOffsets: desc.azimuthOffsets!.slice(0, small) })));
       const poses: LidarPose[] = [0, 1, 2, 3, 4].map((k) => ({ origin: [k === 0 ? 0 : 2 * Math.cos((k * Math.PI) / 2), k === 0 ? 0 : 2 * Math.sin((k * Math.PI) / 2), 0] }));
@@ -163,8 +163,8 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
           },
         ], cfg.budget);
         const note = `5 sensors with offsets (one ${elevations} × ${azimuths}, four ${small} × ${azimuths}), ${rays} rays`;
-        out.rows.push(makeRow({ workload: 'lidar-many', implementation: 'gpu-bvh', n, queries: rays, stats: many!, work: rays, unit: 'rays/s', agrees: null, timing: 'end-to-end', note: `${note}; lidarSweepMany: one submission, one readback` }));
-        out.rows.push(makeRow({ workload: 'lidar-many', implementation: 'gpu-bvh-sequential', n, queries: rays, stats: one!, work: rays, unit: 'rays/s', agrees: null, timing: 'end-to-end', note: `${note}; five lidarSweep calls, each awaited` }));
+        out.rows.push(makeRow({ workload: 'lidar-many', implementation: `gpu-${sensors[0]!.method}`, n, queries: rays, stats: many!, work: rays, unit: 'rays/s', agrees: null, timing: 'end-to-end', note: `${note}; lidarSweepMany: one submission, one readback` }));
+        out.rows.push(makeRow({ workload: 'lidar-many', implementation: `gpu-${sensors[0]!.method}-sequential`, n, queries: rays, stats: one!, work: rays, unit: 'rays/s', agrees: null, timing: 'end-to-end', note: `${note}; five lidarSweep calls, each awaited` }));
       } finally {
         for (const s of sensors) {
           s.destroy();
