@@ -31,7 +31,7 @@ export {
 export * from './constants.ts';
 export { recordCount, rayCount, canonicalRays, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
 export { rebasePlanes } from './core/frustum.ts';
-export { checkLidar, checkPose, checkMotion, lidarTables, lidarRayAzimuths, poseAxes, columnFrames, columnAngle, columnTime, boxAtTime, slerp, lidarExtendedReason, type ColumnFrame } from './core/lidar.ts';
+export { checkLidar, checkPose, checkMotion, lidarTables, lidarRayAzimuths, poseAxes, columnFrames, columnAngle, columnTime, boxAtTime, slerp, hasAzimuthOffsets, isFullTurn, type ColumnFrame } from './core/lidar.ts';
 export { checkPairs } from './core/queries.ts';
 export { symmetricEigen3, type SymmetricEigen3 } from './core/jacobi.ts';
 export { writeBoxRecord, describeValue } from './core/canonical.ts';

@@ -158,24 +158,14 @@ export function columnTime(desc: LidarDescription, a: number): number {
   return ((desc.sweepTime ?? 0) * a) / desc.azimuthSteps;
 }
 
-/**
- * Why the description is not a plain one (per-channel offsets, a beam-origin circle, a partial
- * field of view), or undefined when it is: the raster method serves plain descriptions only.
- */
-export function lidarExtendedReason(desc: LidarDescription): string | undefined {
-  const reasons: string[] = [];
-  if (desc.azimuthOffsets?.some((d) => d !== 0)) {
-    reasons.push('per-channel azimuth offsets');
-  }
-  if ((desc.beamOriginOffset ?? 0) !== 0) {
-    reasons.push('a beam-origin offset');
-  }
-  if (desc.azimuthEnd !== undefined && Math.abs(azimuthSpan(desc)) !== 2 * Math.PI) {
-    reasons.push('a partial field of view');
-  } else if (desc.azimuthEnd !== undefined && azimuthSpan(desc) < 0) {
-    reasons.push('a clockwise sweep');
-  }
-  return reasons.length > 0 ? reasons.join(', ') : undefined;
+/** Whether some channel has a non-zero azimuth offset (the rays then need an azimuth each). */
+export function hasAzimuthOffsets(desc: LidarDescription): boolean {
+  return desc.azimuthOffsets?.some((d) => d !== 0) ?? false;
+}
+
+/** Whether the columns span a whole turn (either way), rather than a partial field of view. */
+export function isFullTurn(desc: LidarDescription): boolean {
+  return Math.abs(azimuthSpan(desc)) === 2 * Math.PI;
 }
 
 /**

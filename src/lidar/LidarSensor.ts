@@ -26,7 +26,7 @@ import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
 import { LIDAR_PARAMS, LIDAR_SWEEP_PARAMS, OBB, packBoxes, RAY_PARAMS } from '../layout/index.ts';
 import {
-  azimuthSpan, boxAtTime, checkLidar, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionMatters, motionOf, poseAxes,
+  azimuthSpan, boxAtTime, checkLidar, hasAzimuthOffsets, isFullTurn, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionMatters, motionOf, poseAxes,
   type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
 import { BOX_F64 } from '../core/types.ts';
@@ -78,7 +78,7 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
   const A = desc.azimuthSteps;
   const C = desc.elevations.length;
   const tables = lidarTables(desc);
-  const perRay = desc.azimuthOffsets?.some((d) => d !== 0) ? lidarRayAzimuths(desc) : undefined;
+  const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
   const out = new Float32Array(4 * C * A);
   for (let c = 0; c < C; c++) {
     for (let a = 0; a < A; a++) {
@@ -102,7 +102,7 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
 export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const base = lidarTables(desc);
   const order = desc.elevations.map((e, c) => [Math.fround(Math.sin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const perRay = hasOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
+  const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
   const out = new Float32Array(base.length + 2 * order.length + (perRay ? perRay.length + 2 * order.length : 0));
   out.set(base);
   order.forEach(([sin, c], k) => {
@@ -133,7 +133,7 @@ export function lidarColumnShifts(desc: LidarDescription): { readonly shift: Int
   const step = span / desc.azimuthSteps;
   // A partial field's image has no columns beyond its ends to shift rays into: no shifts there,
   // the footprints widen by the whole offsets' range instead.
-  const partial = Math.abs(span) !== 2 * Math.PI;
+  const partial = !isFullTurn(desc);
   const C = desc.elevations.length;
   const shift = new Int32Array(C);
   let residualMin = 0;
@@ -147,10 +147,6 @@ export function lidarColumnShifts(desc: LidarDescription): { readonly shift: Int
     residualMax = Math.max(residualMax, rho);
   }
   return { shift, residualMin, residualMax };
-}
-
-function hasOffsets(desc: LidarDescription): boolean {
-  return desc.azimuthOffsets?.some((d) => d !== 0) ?? false;
 }
 
 /** The raster method's kernels, in dispatch order. */
@@ -431,7 +427,7 @@ export class LidarSensor {
       f[LIDAR_PARAMS.OFFSET_MIN / 4] = residualMin - Math.abs(residualMin) * 2 ** -20;
       f[LIDAR_PARAMS.OFFSET_MAX / 4] = residualMax + Math.abs(residualMax) * 2 ** -20;
       const span = azimuthSpan(this.desc);
-      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (Math.abs(span) !== 2 * Math.PI ? LIDAR_PARTIAL : 0);
+      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasAzimuthOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (isFullTurn(this.desc) ? 0 : LIDAR_PARTIAL);
       f[LIDAR_PARAMS.SPAN / 4] = span;
       f[LIDAR_PARAMS.BEAM_OFFSET / 4] = this.desc.beamOriginOffset ?? 0;
       device.queue.writeBuffer(this.params, 0, bytes);

@@ -10,7 +10,7 @@ import type { BoxArray, RayArray, Vec3 } from '../core/types.ts';
 import { BOX_F64 } from '../core/types.ts';
 import type { LidarPointCloud } from '../files/pointCloud.ts';
 import {
-  boxAtTime, checkLidar, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionOf,
+  boxAtTime, checkLidar, hasAzimuthOffsets, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionOf,
   type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
 import { closestHit } from './raycast.ts';
@@ -36,7 +36,7 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
   const C = desc.elevations.length;
   const tables = lidarTables(desc);
   // Per-ray azimuths only when some channel has an offset (else the column's cos/sin serve all).
-  const perRay = desc.azimuthOffsets?.some((d) => d !== 0) ? lidarRayAzimuths(desc) : undefined;
+  const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
   const data = new Float64Array(C * A * 7);
   for (let c = 0; c < C; c++) {
     const ce = tables[2 * (A + c)]!;
