@@ -29,6 +29,13 @@ export interface Row {
   reasons?: string;
   /** Kernel rows timed by timestamp queries: the median wall time from submit to onSubmittedWorkDone. */
   wall_median_ms?: number;
+  /**
+   * Tree rows: its quality in hardware-independent counts (src/tree/quality.ts): SAH cost (unit
+   * costs), and per picking ray the internal nodes the closest-hit walk visits and the boxes it tests.
+   */
+  sah?: number;
+  nodes_per_ray?: number;
+  box_tests_per_ray?: number;
   note?: string;
 }
 

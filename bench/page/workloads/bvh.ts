@@ -10,7 +10,8 @@ import { closestHitGrid, lidarRays as lidarRaysOf } from '../../../src/reference
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
 import { makeRow, stats, timeBudget, timeGpu } from '../measure.ts';
-import { LIDAR, lidarScene, pickingScene } from '../scenes.ts';
+import { LIDAR, lidarScene, pickingRays, pickingScene } from '../scenes.ts';
+import { bvhSahCost, bvhWalkCounts } from '../../../src/tree/quality.ts';
 
 /** Build time per phase for a picking scene of n boxes (medians over the budget's runs). */
 export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteResult> {
@@ -19,7 +20,8 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
     return out;
   }
   const g = await sharedGpu();
-  const set = g.createBoxSet(pickingScene(n));
+  const boxes = pickingScene(n);
+  const set = g.createBoxSet(boxes);
   const bvh = await Bvh.create(g.ctx, set);
   try {
     await bvh.profileBuild(); // warm-up: first dispatches of each pipeline include the driver's compile
@@ -43,6 +45,16 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
         unit: 'boxes/s', agrees: null, timing, note: phase === 'total' ? 'sum of the phases, each its own submission' : `phase ${phase}`,
       }));
     }
+    // The tree's quality: SAH, and the picking-1024 rays' walks counted (float64 walk of the read-back tree).
+    const snap = await bvh.snapshot();
+    const rays = pickingRays(1024, n);
+    const counts = bvhWalkCounts(snap, boxes, set.origin, rays);
+    const mean = (a: Uint32Array): number => a.reduce((sum, x) => sum + x, 0) / Math.max(1, a.length);
+    const totalRow = out.rows[out.rows.length - 1]!;
+    totalRow.sah = Number(bvhSahCost(snap, boxes).toPrecision(6));
+    totalRow.nodes_per_ray = Number(mean(counts.nodes).toPrecision(4));
+    totalRow.box_tests_per_ray = Number(mean(counts.boxTests).toPrecision(4));
+    totalRow.note = `${totalRow.note}; tree: SAH ${totalRow.sah} (unit costs), picking-1024 walk ${totalRow.nodes_per_ray} nodes and ${totalRow.box_tests_per_ray} box tests per ray`;
     // The refit alone, as a moving scene runs it every frame (one submission).
     const refit = await timeBudget(async () => {
       await bvh.refit();

@@ -1,0 +1,165 @@
+/**
+ * Tree quality in hardware-independent counts, from a tree read back (Bvh.snapshot): its SAH
+ * cost, and per ray the nodes a closest-hit walk visits and the boxes it tests, by the walk of
+ * shaders/rays/tree_walk.wgsl (walkTree: ordered, nearer child first, pruned by the best t) in
+ * float64. For the bench and tests; no query uses it.
+ */
+import { BVH_LEAF, EPS_DIR } from '../constants.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
+import { aabbHalfWidthAt } from '../core/helpers.ts';
+import { makeRayObbScratch, rayObbAt } from '../reference/query/rayObb.ts';
+import type { BvhSnapshot } from './Bvh.ts';
+
+/** The costs of the SAH (relative): visiting an internal node, testing a box. */
+export interface SahCosts {
+  readonly node: number;
+  readonly box: number;
+}
+
+/** Surface area of node n's AABB (nodeFloats: min xyz at 8n, max xyz at 8n + 4). */
+function nodeArea(f: Float32Array, n: number): number {
+  const x = Math.max(0, f[8 * n + 4]! - f[8 * n]!);
+  const y = Math.max(0, f[8 * n + 5]! - f[8 * n + 1]!);
+  const z = Math.max(0, f[8 * n + 6]! - f[8 * n + 2]!);
+  return 2 * (x * y + y * z + z * x);
+}
+
+function boxArea(boxes: BoxArray, i: number): number {
+  const o = i * BOX_F64.STRIDE;
+  const e = [0, 1, 2].map((k) => aabbHalfWidthAt(boxes.data, o, k));
+  return 8 * (e[0]! * e[1]! + e[1]! * e[2]! + e[2]! * e[0]!);
+}
+
+/**
+ * The SAH cost of a binary tree (Goldsmith & Salmon's surface-area heuristic as BVH papers use
+ * it): Σ over internal nodes of node · A(n) / A(root) plus Σ over leaves of box · A(leaf) /
+ * A(root), A the AABB's surface area; default costs 1 and 1. Lower is better; comparable between
+ * trees over the same boxes.
+ */
+export function bvhSahCost(tree: BvhSnapshot, boxes: BoxArray, costs: SahCosts = { node: 1, box: 1 }): number {
+  const internal = Math.max(0, tree.count - 1);
+  if (internal === 0) {
+    return tree.count * costs.box;
+  }
+  const f = tree.nodeFloats;
+  const rootArea = nodeArea(f, 0);
+  let nodes = 0;
+  for (let n = 0; n < internal; n++) {
+    nodes += nodeArea(f, n);
+  }
+  let leaves = 0;
+  for (let i = 0; i < boxes.count; i++) {
+    leaves += boxArea(boxes, i);
+  }
+  return rootArea === 0 ? internal * costs.node + tree.count * costs.box : (costs.node * nodes + costs.box * leaves) / rootArea;
+}
+
+/** Entry distance of a ray into an AABB (−1 on a miss), as rayAabbEntry in tree_walk.wgsl. */
+function aabbEntry(o: Vec3, inv: Vec3, par: readonly [boolean, boolean, boolean], f: Float32Array, at: number): number {
+  let tIn = 0;
+  let tOut = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const mn = f[at + k]!;
+    const mx = f[at + 4 + k]!;
+    const ok = o[k]!;
+    if (par[k]) {
+      if (ok < mn || ok > mx) {
+        return -1;
+      }
+      continue;
+    }
+    const t1 = (mn - ok) * inv[k]!;
+    const t2 = (mx - ok) * inv[k]!;
+    tIn = Math.max(tIn, Math.min(t1, t2));
+    tOut = Math.min(tOut, Math.max(t1, t2));
+  }
+  return tIn > tOut ? -1 : tIn;
+}
+
+/** Per ray: internal nodes visited and boxes tested by the closest-hit walk, and the box it found (−1: none). */
+export interface WalkCounts {
+  readonly nodes: Uint32Array;
+  readonly boxTests: Uint32Array;
+  readonly box: Int32Array;
+}
+
+/**
+ * The closest-hit walk of every ray over the tree, counted. `origin`: the set's floating origin
+ * (the tree's coordinates are relative to it; boxes and rays are in world coordinates).
+ */
+export function bvhWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, rays: RayArray): WalkCounts {
+  const nodes = new Uint32Array(rays.count);
+  const boxTests = new Uint32Array(rays.count);
+  const found = new Int32Array(rays.count).fill(-1);
+  const f = tree.nodeFloats;
+  const w = tree.nodeWords;
+  const s = makeRayObbScratch();
+  const stackNode: number[] = [];
+  const stackT: number[] = [];
+  for (let r = 0; r < rays.count; r++) {
+    const q = r * RAY_F64.STRIDE;
+    const o: Vec3 = [rays.data[q]! - origin[0], rays.data[q + 1]! - origin[1], rays.data[q + 2]! - origin[2]];
+    const d: Vec3 = [rays.data[q + 3]!, rays.data[q + 4]!, rays.data[q + 5]!];
+    const len = Math.hypot(...d);
+    const dir: Vec3 = [d[0] / len, d[1] / len, d[2] / len];
+    const maxDistance = rays.data[q + 6]!;
+    const par: [boolean, boolean, boolean] = [Math.abs(dir[0]) < EPS_DIR, Math.abs(dir[1]) < EPS_DIR, Math.abs(dir[2]) < EPS_DIR];
+    const inv: Vec3 = [par[0] ? 0 : 1 / dir[0], par[1] ? 0 : 1 / dir[1], par[2] ? 0 : 1 / dir[2]];
+    let best = Infinity;
+    let visited = 0;
+    let tested = 0;
+    // Smallest t, then smallest index (the walk meets boxes out of index order).
+    const test = (i: number): void => {
+      tested++;
+      if (rayObbAt(boxes.data, i, rays.data, r, true, s) && s.t <= maxDistance && (s.t < best || (s.t === best && i < found[r]!))) {
+        best = s.t;
+        found[r] = i;
+      }
+    };
+    if (tree.count === 1) {
+      test(0);
+    } else if (tree.count > 1) {
+      stackNode.length = 0;
+      stackT.length = 0;
+      const t0 = aabbEntry(o, inv, par, f, 0);
+      if (t0 >= 0) {
+        stackNode.push(0);
+        stackT.push(t0);
+      }
+      while (stackNode.length > 0) {
+        const node = stackNode.pop()!;
+        const tNode = stackT.pop()!;
+        if (tNode > Math.min(maxDistance, best)) {
+          continue;
+        }
+        visited++;
+        const entry = (c: number): number => {
+          if ((c & BVH_LEAF) !== 0) {
+            test((c & ~BVH_LEAF) >>> 0);
+            return -1;
+          }
+          const t = aabbEntry(o, inv, par, f, 8 * c);
+          return t >= 0 && t <= Math.min(maxDistance, best) ? t : -1;
+        };
+        const tl = entry(w[8 * node + 3]!);
+        const tr = entry(w[8 * node + 7]!);
+        const left = w[8 * node + 3]!;
+        const right = w[8 * node + 7]!;
+        if (tl >= 0 && tr >= 0) {
+          const leftFirst = tl <= tr;
+          stackNode.push(leftFirst ? right : left, leftFirst ? left : right);
+          stackT.push(leftFirst ? tr : tl, leftFirst ? tl : tr);
+        } else if (tl >= 0) {
+          stackNode.push(left);
+          stackT.push(tl);
+        } else if (tr >= 0) {
+          stackNode.push(right);
+          stackT.push(tr);
+        }
+      }
+    }
+    nodes[r] = visited;
+    boxTests[r] = tested;
+  }
+  return { nodes, boxTests, box: found };
+}
