@@ -109,6 +109,14 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       const fns: (() => Promise<unknown>)[] = [async () => {
         sweep = await g.lidarSweep(lidar, set, POSE, motion);
       }];
+      // With motion, the tree method too (what these sweeps ran by before the raster method took motion).
+      const walker = lidar.method === 'raster' && (motion.poseEnd || motion.boxMotion) && want('gpu-bvh') ? await g.createLidar(desc, { method: 'bvh' }) : undefined;
+      let walked = walker ? await g.lidarSweep(walker, set, POSE, motion) : undefined;
+      if (walker) {
+        fns.push(async () => {
+          walked = await g.lidarSweep(walker, set, POSE, motion);
+        });
+      }
       if (peer) {
         fns.push(async () => {
           peerHits = 'sweep' in peer ? await peer.sweep(rays, elevations, azimuths, times) : await peer.closestHit(rays);
@@ -123,6 +131,15 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       }));
       if (cmp.mismatch > 0) {
         out.notes.push(`${workload}: ${cmp.mismatch} mismatches against the reference`);
+      }
+      if (walker && walked) {
+        const wc = compareLidarSweep({ boxes, desc, pose: POSE, motion, origin: set.origin, columns: checkColumns }, walked);
+        out.rows.push(makeRow({
+          workload, implementation: 'gpu-bvh', n, queries: rayCount, stats: timed[1]!, work: rayCount, unit: 'rays/s',
+          agrees: wc.mismatch === 0, timing: 'end-to-end', check: checkNote(wc),
+          note: `${note}; bvh method (requested: the tree walk with the moving boxes tested per ray); range image, boxes and counts read back; checked on every 16th column`,
+        }));
+        walker.destroy();
       }
       // The reference on a slice of the columns (its cost per ray does not depend on the column).
       const sliceColumns = Math.max(1, Math.min(azimuths, Math.floor(cfg.cpuTestsPerRun / (elevations * n))));
@@ -139,7 +156,7 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
         const picked = checkColumns.flatMap((a) => Array.from({ length: elevations }, (_, c) => c * azimuths + a));
         const agreement = rapierAgrees(peerHits, sweep.box, picked);
         out.rows.push(makeRow({
-          workload, implementation: 'rapier', n, queries: rayCount, stats: timed[1]!, work: rayCount, unit: 'rays/s',
+          workload, implementation: 'rapier', n, queries: rayCount, stats: timed[walker ? 2 : 1]!, work: rayCount, unit: 'rays/s',
           agrees: agreement.agree >= agreement.total * 0.999, timing: 'cpu',
           note: `${note}; castRay on the reference's rays${motion.boxMotion ? ', bodies moved and the world stepped before each column' : ''}; same box as the judged GPU sweep on ${agreement.agree} of ${agreement.total} rays of the checked columns`,
         }));
