@@ -1,10 +1,12 @@
 /**
  * Simulator-grade LiDAR workloads (issue #16), on the LiDAR scene (bench/page/scenes.ts): the
- * VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method), a
+ * plain table of the benchmark sensor (`lidar-static`, the static sweep the others are measured
+ * against), the VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method), a
  * sensor with the beam-origin circle and per-channel azimuth offsets (`lidar-offsets`), the same
  * sensor moving at 20 m/s and turning during its 0.1 s sweep (`lidar-moving-sensor`), 1,000 of
  * the boxes moving during the sweep (`lidar-moving-boxes`), and five sensors in one submission
- * against five sweeps one after the other (`lidar-many`). The GPU rows sweep on the GPU (rays
+ * against five sweeps one after the other (`lidar-many`). With motion, the tree method's row
+ * (`gpu-bvh`) runs next to the raster method's. The GPU rows sweep on the GPU (rays
  * made there from host tables); Rapier casts the same rays (made by the reference's lidarRays)
  * and, for moving boxes, moves its kinematic bodies and steps before each column; the
  * reference runs on a slice of the columns. Every GPU sweep is judged against the reference on
@@ -83,7 +85,11 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
   const set = g.createBoxSet(boxes);
   const desc = sensor(elevations, azimuths);
   const vlp32c = lidarPreset('velodyne-vlp32c');
+  const plain: LidarDescription = {
+    elevations: linearElevations(elevations, LIDAR.minElevationDeg, LIDAR.maxElevationDeg), azimuthSteps: azimuths, maxRange: LIDAR.maxDistance,
+  };
   const cases: { workload: string; desc: LidarDescription; motion: LidarMotion; what: string }[] = [
+    { workload: 'lidar-static', desc: plain, motion: {}, what: 'the plain table (no offsets, counter-clockwise from +x): today\'s static sweep' },
     { workload: 'lidar-vlp32c', desc: vlp32c, motion: {}, what: 'the VLP-32C preset (per-laser azimuth offsets, clockwise, 10 Hz)' },
     { workload: 'lidar-offsets', desc, motion: {}, what: 'beam origin 15.8 mm off the axis, per-channel azimuth offsets, clockwise' },
     { workload: 'lidar-moving-sensor', desc, motion: { poseEnd: POSE_END }, what: 'and the sensor moving 2 m and turning 1.7° during the 0.1 s sweep' },
