@@ -333,8 +333,8 @@ export class ObbGpu {
    * the per-point fields (float64: sensor-frame and world xyz, time, incidence). With `poseEnd`
    * and/or `boxMotion` (and a sensor whose sweepTime > 0), the sensor and the listed boxes move
    * during the sweep (each column at its own time). A sweep by the tree (a sensor of the bvh
-   * method, or any sweep with motion) walks the set's managed BVH (built or refitted here when
-   * stale); the raster method needs no tree.
+   * method) walks the set's managed BVH (built or refitted here when stale); the raster method,
+   * with or without motion, needs no tree.
    *
    * @example
    * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });

@@ -133,6 +133,12 @@ export const LIDAR_CLOCKWISE = 1;
 export const LIDAR_PER_RAY_AZIMUTH = 2;
 /** LidarParams.flags: a partial field of view (|span| < 2π): column ranges are clipped, not wrapped. */
 export const LIDAR_PARTIAL = 4;
+/**
+ * LidarParams.flags: motion during the sweep (the sensor's path, moving boxes): every ray from its
+ * column's frame and the moving boxes at its time, as the tree method (the sweep's setup table),
+ * footprints swept over chunks of columns.
+ */
+export const LIDAR_MOTION = 8;
 
 /**
  * The constants above that the WGSL kernels use, with their WGSL types. The link manifest
@@ -169,4 +175,5 @@ export const WGSL_CONSTANTS = {
   LIDAR_CLOCKWISE: ['u32', LIDAR_CLOCKWISE],
   LIDAR_PER_RAY_AZIMUTH: ['u32', LIDAR_PER_RAY_AZIMUTH],
   LIDAR_PARTIAL: ['u32', LIDAR_PARTIAL],
+  LIDAR_MOTION: ['u32', LIDAR_MOTION],
 } as const satisfies Record<string, readonly ['f32' | 'u32', number]>;

@@ -94,7 +94,9 @@ struct BvhParams {
 // Uniform parameters of the raster LiDAR kernels: the sensor pose (origin relative to the set's
 // floating origin, and the sensor's axes in world space), the scan pattern's size, the range
 // window, the smallest and largest residual azimuth offset, the LIDAR_CLOCKWISE /
-// LIDAR_PER_RAY_AZIMUTH / LIDAR_PARTIAL flags, and the field's span (radians, signed).
+// LIDAR_PER_RAY_AZIMUTH / LIDAR_PARTIAL / LIDAR_MOTION flags, the field's span (radians, signed),
+// the beam-origin offset, and with LIDAR_MOTION the number of moving boxes and the columns per
+// chunk of the sweep's motion records (lidar/raster.wgsl).
 struct LidarParams {
   origin: vec3f,     // offset(0) size(12)
   maxRange: f32,     // offset(12) size(4)
@@ -110,8 +112,8 @@ struct LidarParams {
   flags: u32,        // offset(76) size(4)
   span: f32,         // offset(80) size(4)
   beamOffset: f32,   // offset(84) size(4)
-  pad1: u32,         // offset(88) size(4)
-  pad2: u32,         // offset(92) size(4)
+  moving: u32,       // offset(88) size(4)
+  chunkWidth: u32,   // offset(92) size(4)
 }                    // size(96)
 
 // Uniform parameters of a LiDAR sweep by the tree (lidar/tree.wgsl): the sensor's size, the

@@ -25,7 +25,7 @@
 //                   without the slab test); writes the range image, the hit box and, with
 //                   RAY_OPT_GEOMETRY, the point, as bvhLidar does; a hit nearer than minRange is no return. When the lists did not fit
 //                   (their total is over the list's capacity) every ray is marked LIDAR_UNANSWERED and
-//                   counted in overflowCount: the host grows the lists to the total it reads
+//                   counted in tileCounters[2T + 2]: the host grows the lists to the total it reads
 //                   back and sweeps again.
 // The t of a ray and a box is computed by the steps of rayObbAxes on the same f32 inputs (the
 // box-frame origin once per box), so it is bit for bit the BVH method's t.
@@ -33,9 +33,10 @@
 // Why the rectangle is conservative. Coordinates are taken in the sensor frame (x, y: the scan
 // plane, z: up), relative to the sensor origin. Every ray is origin + t·d with d = (cos e cos φ,
 // cos e sin φ, sin e), φ = θ_a + δ_c (the column's encoder angle and the channel's azimuth
-// offset), cos e > 0 (the host only rasterises such tables, and only sensors whose beams all
-// leave the origin: no beam-origin offset), so every point of the ray has azimuth φ and
-// elevation e. The image's columns are the rays' azimuths rounded to whole columns (sortedRay:
+// offset), cos e > 0 (the host only rasterises such tables), so every point of a ray from the
+// origin has azimuth φ and elevation e; rays from beam origins n out (and, with motion, from a
+// chunk's moving origins and frames) are taken back to such rays by growing the box (extent,
+// footprint, motionPrint). The image's columns are the rays' azimuths rounded to whole columns (sortedRay:
 // channel c's ray of encoder column a sits in column a + k_c, k_c = round(δ_c / step)), so a
 // column's rays point within the residuals ρ_c = δ_c − k_c · step (at most half a column) of its
 // angle; the column range is that of θ = φ − ρ over the box's azimuths, widened by the
@@ -54,12 +55,14 @@
 // so the angle errors stay under 5e-7 M / 0.02 M = 2.5e-5 rad, plus atanUnit's 1e-5; the pads
 // (ANGLE_PAD, SIN_PAD) are 2e-4, and the rays' own f32 directions are good to about 1e-7.
 // Bindings (group 0): 0 params: RayParams (rayCount, boxCount, flags); 1 boxes: array<Obb>;
-//   2 boxMasks: array<u32>; 10 overflowCount: atomic<u32>; 11 lidar: LidarParams;
+//   2 boxMasks: array<u32>; 11 lidar: LidarParams;
 //   12 lidarTables: array<vec2f> (cos/sin per azimuth, cos/sin per channel, then per sorted
 //   channel (sin e, channel), then with LIDAR_PER_RAY_AZIMUTH cos/sin of θ_a + δ_c per ray and
 //   per sorted channel (its column shift k_c mod A, 0)); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
 //   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
-//   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>. Eight
+//   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>; 21
+//   lidarSetup: array<vec4u> (with LIDAR_MOTION: the tree method's setup and the motion records,
+//   see motionPrint; a placeholder otherwise). Eight
 //   storage buffers at most per entry point (the WebGPU default limit).
 //   Workgroup size WG (footprint, bin) and TILE_AZ (tiles).
 // CPU twin: closestHit / closestHitGrid on lidarRays (src/reference/lidar.ts), which
@@ -96,7 +99,6 @@ struct RasterBox {
 @group(0) @binding(0) var<uniform> params: RayParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
 @group(0) @binding(2) var<storage, read> boxMasks: array<u32>;
-@group(0) @binding(10) var<storage, read_write> overflowCount: atomic<u32>;
 @group(0) @binding(11) var<uniform> lidar: LidarParams;
 @group(0) @binding(12) var<storage, read> lidarTables: array<vec2f>;
 @group(0) @binding(13) var<storage, read_write> lidarRange: array<f32>;
@@ -110,9 +112,14 @@ struct RasterBox {
 @group(0) @binding(16) var<storage, read_write> boxData: array<vec4u>;
 // Per tile t: tileCounters[t] its count of boxes, scanned into the start of its list;
 // tileCounters[T + t] its fill counter (T tiles); tileCounters[2T], [2T + 1]: the total of list
-// entries, low and high word.
+// entries, low and high word; tileCounters[2T + 2]: the rays left unanswered (the lists did not fit).
 @group(0) @binding(17) var<storage, read_write> tileCounters: array<atomic<u32>>;
 @group(0) @binding(19) var<storage, read_write> tileLists: array<u32>;
+// With LIDAR_MOTION: the tree method's setup table of the sweep (lidar/tree.wgsl: per ray its
+// azimuth and elevation, per column its beam origin and axes, the moving boxes' indices, masks
+// and growth rates, per column the moving boxes at its time), then the motion records: one for
+// the whole sweep, then one per chunk of chunkWidth image columns (motionRecord).
+@group(0) @binding(21) var<storage, read> lidarSetup: array<vec4u>;
 
 fn boxCapacity() -> u32 {
   return arrayLength(&boxData) / 5u;
@@ -207,12 +214,25 @@ struct LocalBox {
   w: vec3f,
 }
 
-fn toSensor(p: vec3f) -> vec3f {
-  return vec3f(dot(p, lidar.axisX), dot(p, lidar.axisY), dot(p, lidar.axisZ));
+// A sensor frame: its origin (relative to the set's floating origin) and axes in world space.
+struct Frame {
+  origin: vec3f,
+  x: vec3f,
+  y: vec3f,
+  z: vec3f,
 }
 
-fn localBox(b: Obb) -> LocalBox {
-  return LocalBox(toSensor(b.center - lidar.origin), toSensor(b.u) * b.hx, toSensor(b.v) * b.hy, toSensor(obbW(b)) * b.hz);
+// The sweep's one frame (no motion).
+fn sensorFrame() -> Frame {
+  return Frame(lidar.origin, lidar.axisX, lidar.axisY, lidar.axisZ);
+}
+
+fn toFrame(f: Frame, p: vec3f) -> vec3f {
+  return vec3f(dot(p, f.x), dot(p, f.y), dot(p, f.z));
+}
+
+fn localBox(b: Obb, f: Frame) -> LocalBox {
+  return LocalBox(toFrame(f, b.center - f.origin), toFrame(f, b.u) * b.hx, toFrame(f, b.v) * b.hy, toFrame(f, obbW(b)) * b.hz);
 }
 
 // Distance from the sensor to the box, from below (its sensor-frame bounding box), less a margin
@@ -222,16 +242,21 @@ fn nearBound(lb: LocalBox, e: vec3f) -> f32 {
   return max(0.0, length(max(abs(lb.c) - e, vec3f(0.0))) - 1e-5 * m);
 }
 
-// The box's half extents in the sensor frame, grown by the beam-origin offset n: a ray from a
-// beam origin within n of the sensor origin that meets the box is parallel to a ray from the
-// sensor origin that meets the box grown by n (every point of it within n of the first ray's),
-// so the grown box's rectangle and distance bound (less n) hold for every beam.
-fn extent(lb: LocalBox) -> vec3f {
-  return abs(lb.u) + abs(lb.v) + abs(lb.w) + vec3f(lidar.beamOffset);
+// The box's half extents in the sensor frame, grown by `grow`: a ray from an origin within
+// `grow` of the frame's origin (a beam origin n out; with motion, the beam origins of a chunk's
+// columns) that meets the box is parallel to a ray from the frame's origin that meets the box
+// grown by `grow` (every point of it within `grow` of the first ray's), so the grown box's
+// rectangle and distance bound hold for every such ray. Static sweeps grow by n.
+fn extent(lb: LocalBox, grow: f32) -> vec3f {
+  return abs(lb.u) + abs(lb.v) + abs(lb.w) + vec3f(grow);
 }
 
-fn footprint(lb: LocalBox) -> vec4u {
-  let e = extent(lb);
+// The rectangle of the box `lb` (in the frame of its rays' origins, within `grow` of it), for
+// rays whose directions lie within an angle γ of their nominal (channel, column) directions in
+// that frame: turn = (cos γ, sin γ, azimuth pad), the pad asin(sin γ / cos E) (E the steepest
+// channel's elevation; ≥ 3 for any azimuth). Without motion γ = 0: turn = (1, 0, 0).
+fn footprint(lb: LocalBox, grow: f32, turn: vec3f) -> vec4u {
+  let e = extent(lb, grow);
   let m = length(lb.c) + length(e);
   let near = length(max(abs(lb.c) - e, vec3f(0.0)));
   if (near < 0.02 * m) {
@@ -241,16 +266,22 @@ fn footprint(lb: LocalBox) -> vec4u {
   let rMax = length(abs(lb.c.xy) + e.xy);
   let zMin = lb.c.z - e.z;
   let zMax = lb.c.z + e.z;
-  let sHi = sinElevation(zMax, select(rMax, rMin, zMax > 0.0), 1.0);
-  let sLo = sinElevation(zMin, select(rMax, rMin, zMin < 0.0), -1.0);
+  let sHi = turnUp(sinElevation(zMax, select(rMax, rMin, zMax > 0.0), 1.0), turn);
+  let sLo = -turnUp(-sinElevation(zMin, select(rMax, rMin, zMin < 0.0), -1.0), turn);
   let ch = channelRange(sLo - SIN_PAD, sHi + SIN_PAD);
   if (ch.y == 0u) {
     return vec4u(0u);
   }
   let rc = length(lb.c.xy);
-  if (length(e.xy) >= 0.7 * rc || rc - length(e.xy) < 0.02 * m) {
+  // The grown box's shadow on the scan plane is the box's widened by `grow`: its azimuths by at
+  // most asin(grow / ρ), ρ = rc − |e.xy| below the distance from the axis to the box's; bounded
+  // above by tan(asin x) = x / sqrt(1 − x²) (0 when grow = 0).
+  let rho = rc - length(e.xy);
+  let x = grow / max(rho, 1e-30);
+  if (length(e.xy) >= 0.7 * rc || rho < 0.02 * m || x >= 0.5 || turn.z >= 3.0) {
     return vec4u(ch.x, ch.y, 0u, lidar.azimuths);
   }
+  let widen = x / sqrt(1.0 - x * x) + turn.z;
   let along = lb.c.xy / rc;
   var tMin = 0.0;
   var tMax = 0.0;
@@ -267,8 +298,8 @@ fn footprint(lb: LocalBox) -> vec4u {
   // Image column a holds rays pointing at θ_a + ρ_c (sortedRay): such a ray can meet the box only
   // when θ_a lies in [φlo − ρmax, φhi − ρmin] (offsetMin/offsetMax: the residuals ρ_c over every
   // channel, at most half a column; 0 without offsets).
-  let angleLo = phi + atanUnit(tMin) - ANGLE_PAD - lidar.offsetMax;
-  let angleHi = phi + atanUnit(tMax) + ANGLE_PAD - lidar.offsetMin;
+  let angleLo = phi + atanUnit(tMin) - ANGLE_PAD - lidar.offsetMax - widen;
+  let angleHi = phi + atanUnit(tMax) + ANGLE_PAD - lidar.offsetMin + widen;
   // Steps a with θ_a inside [angleLo, angleHi], in steps from start: θ_a = start + 2π a / A
   // (counter-clockwise), a = (θ − start) · A / 2π; or θ_a = start − 2π a / A (clockwise),
   // a = (start − θ) · A / 2π, which swaps the ends.
@@ -289,6 +320,17 @@ fn footprint(lb: LocalBox) -> vec4u {
   let az = f32(lidar.azimuths);
   let first = u32(aLo - floor(aLo / az) * az) % lidar.azimuths;
   return vec4u(ch.x, ch.y, first, u32(width));
+}
+
+// sin(e + γ) from s = sin e (e + γ capped at 90°) for turn = (cos γ, sin γ, ·): s itself when γ = 0.
+fn turnUp(s: f32, turn: vec3f) -> f32 {
+  if (turn.y == 0.0) {
+    return s;
+  }
+  if (s >= turn.x) {
+    return 1.0;
+  }
+  return s * turn.x + sqrt(max(0.0, 1.0 - s * s)) * turn.y;
 }
 
 // A partial field of view (|span| < 2π, lidar.span): the columns a in [0, A) whose angle
@@ -361,17 +403,196 @@ fn tileCount(span: TileSpan) -> u32 {
   return (span.row1 - span.row0 + 1u) * cols;
 }
 
-// The footprint of box i (zero when out of range or masked out).
-fn boxFootprint(i: u32) -> vec4u {
-  let lb = localBox(boxes[i]);
-  var mask = 0xffffffffu;
+// A box's rectangle (sorted channels x + [0, y), columns z + [0, w) modulo the azimuth count;
+// zero when it meets no ray) and its distance bound.
+struct Print {
+  rect: vec4u,
+  near: f32,
+}
+
+// Box i's mask (all bits without the set's masks).
+fn boxMask(i: u32) -> u32 {
   if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
-    mask = boxMasks[i];
+    return boxMasks[i];
   }
-  if ((lidar.mask & mask) == 0u || nearBound(lb, extent(lb)) > lidar.maxRange) {
-    return vec4u(0u);
+  return 0xffffffffu;
+}
+
+// The footprint of box i in a motionless sweep (zero when out of range or masked out).
+fn staticPrint(i: u32) -> Print {
+  let lb = localBox(boxes[i], sensorFrame());
+  let near = nearBound(lb, extent(lb, lidar.beamOffset));
+  if ((lidar.mask & boxMask(i)) == 0u || near > lidar.maxRange) {
+    return Print(vec4u(0u), near);
   }
-  return footprint(lb);
+  return Print(footprint(lb, lidar.beamOffset, vec3f(1.0, 0.0, 0.0)), near);
+}
+
+// Motion during the sweep (LIDAR_MOTION). Every ray is the tree method's, from the setup table:
+// its column's beam origin and axes at the column's time, the moving boxes at that time. A box's
+// rectangle must hold every ray that can meet it, so it is swept: the image's columns are cut
+// into chunks of chunkWidth, and for each chunk the host gives (motionRecord) a reference frame
+// (the sensor's position and axes at a reference column), δ ≥ the distance of every beam origin of
+// the chunk's rays from that position, γ ≥ the angle of every one of their frames' rotations from
+// the reference's, and Δτ ≥ their times' distance from the reference time. A ray of the chunk
+// starts within δ of the reference position, so (extent) it is parallel to a ray from there that
+// meets the box grown by δ; a moving box at the ray's time lies within g·Δτ of itself at the
+// reference time (g = |v| + |ω|·|h|, the host's growth rate: no point of it moves faster), so the
+// growth is δ + g·Δτ; and its direction is its nominal direction in the reference frame turned
+// by at most γ, so elevations widen by γ and azimuths by asin(sin γ / cos E) (footprint). The
+// box's rectangle is the hull of its rectangles in the chunks, each clipped to its chunk's
+// columns; only the chunks its rectangle over the whole sweep (record 0: the same bounds for every
+// ray) touches are visited. Static boxes keep their RasterBox with the centre in place of the
+// sensor origin in the box frame (which changes with the column); moving boxes come after the
+// set's boxes, slot boxCount + k for moving box k, and are tested at each ray's column's time.
+
+fn raysTotal() -> u32 {
+  return lidar.channels * lidar.azimuths;
+}
+
+fn setupVec(k: u32) -> vec3f {
+  return bitcast<vec3f>(lidarSetup[k].xyz);
+}
+
+// Column a's entries: beam origin, then the sensor's x, y, z axes at its time.
+fn columnEntry(a: u32) -> u32 {
+  return raysTotal() + 4u * a;
+}
+
+// Moving box k: (index in the set, mask, growth rate g as f32 bits, 0).
+fn movingEntry(k: u32) -> vec4u {
+  return lidarSetup[raysTotal() + 4u * lidar.azimuths + k];
+}
+
+// Moving box k at column a's time.
+fn movingObb(a: u32, k: u32) -> Obb {
+  let at = raysTotal() + 4u * lidar.azimuths + lidar.moving + 3u * (a * lidar.moving + k);
+  let p = bitcast<vec4f>(lidarSetup[at]);
+  let u = bitcast<vec4f>(lidarSetup[at + 1u]);
+  let v = bitcast<vec4f>(lidarSetup[at + 2u]);
+  return Obb(p.xyz, p.w, u.xyz, u.w, v.xyz, v.w);
+}
+
+// Motion record r (0: the whole sweep; 1 + j: chunk j): three entries, (reference column, δ, Δτ,
+// 0), (cos γ, sin γ, azimuth pad, 0), (reference position, 0).
+fn motionRecord(r: u32) -> u32 {
+  return raysTotal() + 4u * lidar.azimuths + lidar.moving + 3u * lidar.azimuths * lidar.moving + 3u * r;
+}
+
+// Slot i's footprint for the rays of motion record r.
+fn recordPrint(i: u32, r: u32) -> Print {
+  let at = motionRecord(r);
+  let q = lidarSetup[at];
+  let turn = bitcast<vec4f>(lidarSetup[at + 1u]).xyz;
+  let col = columnEntry(q.x);
+  let frame = Frame(setupVec(at + 2u), setupVec(col + 1u), setupVec(col + 2u), setupVec(col + 3u));
+  var grow = bitcast<f32>(q.y);
+  var b: Obb;
+  if (i < params.boxCount) {
+    b = boxes[i];
+  } else {
+    let k = i - params.boxCount;
+    b = movingObb(q.x, k);
+    grow += bitcast<f32>(movingEntry(k).z) * bitcast<f32>(q.z);
+  }
+  let lb = localBox(b, frame);
+  let near = nearBound(lb, extent(lb, grow));
+  if (near > lidar.maxRange) {
+    return Print(vec4u(0u), near);
+  }
+  return Print(footprint(lb, grow, turn), near);
+}
+
+// The columns of [s, e) in the column range (first, width) (modulo the azimuth count), as
+// [lo, hi): their hull when the range enters the chunk twice; empty (lo >= hi) when none.
+fn clipColumns(range: vec2u, s: u32, e: u32) -> vec2u {
+  let az = lidar.azimuths;
+  if (range.y >= az) {
+    return vec2u(s, e);
+  }
+  var lo = e;
+  var hi = s;
+  let into = (s + az - range.x) % az;
+  if (into < range.y) {
+    lo = s;
+    hi = s + min(range.y - into, e - s);
+  }
+  if (range.x > s && range.x < e) {
+    lo = min(lo, range.x);
+    hi = max(hi, min(e, range.x + range.y));
+  }
+  return vec2u(lo, hi);
+}
+
+// The footprint of slot i in a sweep with motion: the hull of its chunks' rectangles.
+fn motionPrint(i: u32) -> Print {
+  var mask = 0u;
+  if (i < params.boxCount) {
+    mask = boxMask(i);
+  } else {
+    mask = movingEntry(i - params.boxCount).y;
+  }
+  let whole = recordPrint(i, 0u);
+  if ((lidar.mask & mask) == 0u || whole.rect.y == 0u || whole.rect.w == 0u) {
+    return Print(vec4u(0u), whole.near);
+  }
+  let az = lidar.azimuths;
+  let cw = lidar.chunkWidth;
+  let chunks = (az + cw - 1u) / cw;
+  // The chunks the whole sweep's column range touches, in order from its first column's (past
+  // the last chunk to the first for a range across the seam); columns counted on from there
+  // (those of earlier chunks plus the azimuth count).
+  let c0 = whole.rect.z / cw;
+  let end = whole.rect.z + min(whole.rect.w, az) - 1u;
+  let lastChunk = select(end / cw, chunks + (end - az) / cw, end >= az);
+  let count = min(chunks, lastChunk - c0 + 1u);
+  var chLo = lidar.channels;
+  var chHi = 0u;
+  var near = F32_MAX;
+  var pieces = 0u;
+  var firstLo = 0u;
+  var lastHi = 0u;
+  // The widest gap between consecutive pieces: [gapHi, gapLo).
+  var gap = 0u;
+  var gapLo = 0u;
+  var gapHi = 0u;
+  for (var m = 0u; m < count; m++) {
+    let j = (c0 + m) % chunks;
+    let p = recordPrint(i, 1u + j);
+    if (p.rect.y == 0u || p.rect.w == 0u) {
+      continue;
+    }
+    let piece = clipColumns(p.rect.zw, j * cw, min(j * cw + cw, az));
+    if (piece.x >= piece.y) {
+      continue;
+    }
+    let lo = piece.x + select(0u, az, j < c0);
+    let hi = piece.y + select(0u, az, j < c0);
+    if (pieces == 0u) {
+      firstLo = lo;
+    } else if (lo > lastHi && lo - lastHi > gap) {
+      gap = lo - lastHi;
+      gapLo = lo;
+      gapHi = lastHi;
+    }
+    lastHi = max(lastHi, hi);
+    pieces += 1u;
+    chLo = min(chLo, p.rect.x);
+    chHi = max(chHi, p.rect.x + p.rect.y);
+    near = min(near, p.near);
+  }
+  if (pieces == 0u) {
+    return Print(vec4u(0u), whole.near);
+  }
+  // The hull: from the first piece to the last, or, on a full turn, the circle less its widest
+  // gap when that is not the one from the last piece round to the first.
+  var first = firstLo;
+  var width = lastHi - firstLo;
+  if ((lidar.flags & LIDAR_PARTIAL) == 0u && gap > firstLo + az - min(lastHi, firstLo + az)) {
+    first = gapLo;
+    width = gapHi + az - gapLo;
+  }
+  return Print(vec4u(chLo, chHi - chLo, first % az, min(width, az)), near);
 }
 
 @compute @workgroup_size(WG)
@@ -381,18 +602,29 @@ fn lidarFootprint(
   @builtin(num_workgroups) nwg: vec3u,
 ) {
   let i = invocationIndex(lid, wid, nwg);
-  if (i >= params.boxCount) {
+  if (i >= params.boxCount + lidar.moving) {
     return;
   }
-  let b = boxes[i];
-  let f = boxFootprint(i);
-  let w = obbW(b);
-  let rel = lidar.origin - b.center;
-  storeRasterBox(i, RasterBox(vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w)), i, b.u, b.hx, b.v, b.hy, w, b.hz));
-  let lb = localBox(b);
+  var p: Print;
+  if ((lidar.flags & LIDAR_MOTION) == 0u) {
+    let b = boxes[i];
+    let w = obbW(b);
+    let rel = lidar.origin - b.center;
+    storeRasterBox(i, RasterBox(vec3f(dot(rel, b.u), dot(rel, b.v), dot(rel, w)), i, b.u, b.hx, b.v, b.hy, w, b.hz));
+    p = staticPrint(i);
+  } else {
+    if (i < params.boxCount) {
+      let b = boxes[i];
+      storeRasterBox(i, RasterBox(b.center, i, b.u, b.hx, b.v, b.hy, obbW(b), b.hz));
+    } else {
+      // Tested from the table at each ray's column; only its index in the set here.
+      storeRasterBox(i, RasterBox(vec3f(0.0), movingEntry(i - params.boxCount).x, vec3f(0.0), 0.0, vec3f(0.0), 0.0, vec3f(0.0), 0.0));
+    }
+    p = motionPrint(i);
+  }
+  let f = p.rect;
   // The distance bound as bits that order as the (non-negative) values: -0 taken as 0.
-  let near = nearBound(lb, extent(lb));
-  boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, select(bitcast<u32>(near), 0u, near == 0.0));
+  boxData[4u * boxCapacity() + i] = vec4u(f.x | ((f.x + f.y) << 16u), f.z, f.w, select(bitcast<u32>(p.near), 0u, p.near == 0.0));
   if (f.y * f.w == 0u) {
     return;
   }
@@ -441,7 +673,7 @@ fn lidarBin(
   @builtin(num_workgroups) nwg: vec3u,
 ) {
   let i = invocationIndex(lid, wid, nwg);
-  if (i >= params.boxCount) {
+  if (i >= params.boxCount + lidar.moving) {
     return;
   }
   let rect = boxData[4u * boxCapacity() + i];
@@ -471,15 +703,47 @@ struct Best {
   box: u32,
 }
 
-// Offers box b (rectangle rect) to the ray of sorted channel s and direction dir.
-fn offer(s: u32, dir: vec3f, beam: vec3f, rect: vec4u, b: RasterBox, best: ptr<function, Best>) {
+// One ray of a tile: its direction, where it starts (start; without motion: its beam origin's offset
+// from the sensor origin, zero without a beam-origin offset; with motion: its beam origin,
+// relative to the set's floating origin) and its encoder column.
+struct TileRay {
+  dir: vec3f,
+  start: vec3f,
+  column: u32,
+}
+
+// Offers the box in slot i (record b, rectangle rect) to the ray of sorted channel s.
+fn offer(s: u32, ray: TileRay, rect: vec4u, i: u32, b: RasterBox, best: ptr<function, Best>) {
   if (s < (rect.x & 0xffffu) || s >= (rect.x >> 16u) || bitcast<f32>(rect.w) > (*best).t) {
     return;
   }
-  // The ray starts at its beam origin: the sensor origin in the box frame plus the beam's offset
-  // (zero without a beam-origin offset, so p itself).
-  let p = b.p + vec3f(dot(beam, b.u), dot(beam, b.v), dot(beam, b.w));
-  let t = rayObbLocalT(p, vec3f(dot(dir, b.u), dot(dir, b.v), dot(dir, b.w)), vec3f(b.hx, b.hy, b.hz), lidar.maxRange);
+  var p: vec3f;
+  var d: vec3f;
+  var h = vec3f(b.hx, b.hy, b.hz);
+  if ((lidar.flags & LIDAR_MOTION) == 0u) {
+    // The sensor origin in the box frame plus the beam's offset (p itself when that is zero).
+    p = b.p + vec3f(dot(ray.start, b.u), dot(ray.start, b.v), dot(ray.start, b.w));
+    d = vec3f(dot(ray.dir, b.u), dot(ray.dir, b.v), dot(ray.dir, b.w));
+  } else {
+    // rayObbAxes' steps, as the tree method takes them: a static box from its record (centre in
+    // p), a moving one from the table at the ray's column.
+    var c = b.p;
+    var u = b.u;
+    var v = b.v;
+    var w = b.w;
+    if (i >= params.boxCount) {
+      let o = movingObb(ray.column, i - params.boxCount);
+      c = o.center;
+      u = o.u;
+      v = o.v;
+      w = obbW(o);
+      h = vec3f(o.hx, o.hy, o.hz);
+    }
+    let rel = ray.start - c;
+    p = vec3f(dot(rel, u), dot(rel, v), dot(rel, w));
+    d = vec3f(dot(ray.dir, u), dot(ray.dir, v), dot(ray.dir, w));
+  }
+  let t = rayObbLocalT(p, d, h, lidar.maxRange);
   if (t >= 0.0 && (t < (*best).t || (t == (*best).t && b.index < (*best).box))) {
     *best = Best(t, b.index);
   }
@@ -501,34 +765,41 @@ fn sortedRay(s: u32, a: u32) -> vec2u {
 }
 
 // Writes the result of the ray of sorted channel s, image column a (nothing past the last channel).
-fn writeRay(s: u32, a: u32, dir: vec3f, beam: vec3f, best: Best) {
+fn writeRay(s: u32, a: u32, ray: TileRay, best: Best) {
   if (s >= lidar.channels) {
     return;
   }
-  let ray = sortedRay(s, a);
-  let r = ray.x * lidar.azimuths + ray.y;
+  let at = sortedRay(s, a);
+  let r = at.x * lidar.azimuths + at.y;
   // A closest hit nearer than minRange is no return (the box still occludes).
   let hit = best.box != NO_BOX && best.t >= lidar.minRange;
   lidarRange[r] = select(LIDAR_NO_RETURN, best.t, hit);
   lidarBox[r] = select(NO_BOX, best.box, hit);
   // The point buffer only when asked for (a 16-byte scattered write per ray is not free).
   if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
-    lidarPoints[r] = select(vec4f(0.0), vec4f(lidar.origin + beam + best.t * dir, 1.0), hit);
+    var point = ray.start + best.t * ray.dir;
+    if ((lidar.flags & LIDAR_MOTION) == 0u) {
+      point = lidar.origin + ray.start + best.t * ray.dir;
+    }
+    lidarPoints[r] = select(vec4f(0.0), vec4f(point, 1.0), hit);
   }
 }
 
-// The direction of the ray of sorted channel s (any valid one past the last channel).
-fn sortedDirection(s: u32, a: u32) -> vec3f {
-  let ray = sortedRay(min(s, lidar.channels - 1u), a);
-  return lidarDirection(ray.x, ray.y);
-}
-
-// The world offset of the beam origin of the ray of sorted channel s in image column a from the
-// sensor origin: n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ (zero when n = 0).
-fn sortedBeam(s: u32, a: u32) -> vec3f {
-  let ray = sortedRay(min(s, lidar.channels - 1u), a);
-  let enc = lidarTables[ray.y];
-  return lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY);
+// The ray of sorted channel s in image column a (any valid one past the last channel). Without
+// motion: its direction from the tables and the sensor's axes, and its beam origin's offset
+// n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ. With motion: the tree method's ray
+// (lidar/tree.wgsl, bvhLidar), operation for operation, so both methods meet the same boxes at
+// the same t.
+fn tileRay(s: u32, a: u32) -> TileRay {
+  let at = sortedRay(min(s, lidar.channels - 1u), a);
+  if ((lidar.flags & LIDAR_MOTION) == 0u) {
+    let enc = lidarTables[at.y];
+    return TileRay(lidarDirection(at.x, at.y), lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY), at.y);
+  }
+  let t = bitcast<vec4f>(lidarSetup[at.x * lidar.azimuths + at.y]);
+  let local = vec3f(t.z * t.x, t.z * t.y, t.w);
+  let col = columnEntry(at.y);
+  return TileRay(normalize(local.x * setupVec(col + 1u) + local.y * setupVec(col + 2u) + local.z * setupVec(col + 3u)), setupVec(col), at.y);
 }
 
 // Whether box i comes before box j in a sorted tile list: nearer distance bound first, then
@@ -599,7 +870,7 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
     for (var s = s0; s < min(s0 + TILE_CH, lidar.channels); s++) {
       let ray = sortedRay(s, a);
       let r = ray.x * lidar.azimuths + ray.y;
-      atomicAdd(&overflowCount, 1u);
+      atomicAdd(&tileCounters[2u * tileTotal() + 2u], 1u);
       lidarRange[r] = LIDAR_NO_RETURN;
       lidarBox[r] = LIDAR_UNANSWERED;
       if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
@@ -608,14 +879,10 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
     }
     return;
   }
-  let d0 = sortedDirection(s0, a);
-  let d1 = sortedDirection(s0 + 1u, a);
-  let d2 = sortedDirection(s0 + 2u, a);
-  let d3 = sortedDirection(s0 + 3u, a);
-  let o0 = sortedBeam(s0, a);
-  let o1 = sortedBeam(s0 + 1u, a);
-  let o2 = sortedBeam(s0 + 2u, a);
-  let o3 = sortedBeam(s0 + 3u, a);
+  let r0 = tileRay(s0, a);
+  let r1 = tileRay(s0 + 1u, a);
+  let r2 = tileRay(s0 + 2u, a);
+  let r3 = tileRay(s0 + 3u, a);
   var b0 = Best(F32_MAX, NO_BOX);
   var b1 = Best(F32_MAX, NO_BOX);
   var b2 = Best(F32_MAX, NO_BOX);
@@ -640,13 +907,13 @@ fn runTile(row: u32, col: u32, lid: u32, overflowed: bool) {
       continue;
     }
     let b = loadRasterBox(i);
-    offer(s0, d0, o0, rect, b, &b0);
-    offer(s0 + 1u, d1, o1, rect, b, &b1);
-    offer(s0 + 2u, d2, o2, rect, b, &b2);
-    offer(s0 + 3u, d3, o3, rect, b, &b3);
+    offer(s0, r0, rect, i, b, &b0);
+    offer(s0 + 1u, r1, rect, i, b, &b1);
+    offer(s0 + 2u, r2, rect, i, b, &b2);
+    offer(s0 + 3u, r3, rect, i, b, &b3);
   }
-  writeRay(s0, a, d0, o0, b0);
-  writeRay(s0 + 1u, a, d1, o1, b1);
-  writeRay(s0 + 2u, a, d2, o2, b2);
-  writeRay(s0 + 3u, a, d3, o3, b3);
+  writeRay(s0, a, r0, b0);
+  writeRay(s0 + 1u, a, r1, b1);
+  writeRay(s0 + 2u, a, r2, b2);
+  writeRay(s0 + 3u, a, r3, b3);
 }

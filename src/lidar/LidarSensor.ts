@@ -3,22 +3,21 @@
  * uploads a pose, the rays are generated inside the kernels from tables uploaded once, and the
  * closest hit of each ray is found by one of two methods:
  * - `raster` (the default wherever every elevation is inside ±89.9°; per-channel azimuth
- *   offsets, the beam-origin circle, clockwise turns and partial fields of view are fine): every box is rasterised into the sensor's (channel, azimuth) grid over the cells whose
- *   rays can hit it, and each of those cells is one slab test, each ray's closest hit kept in
- *   registers over its tile's list, no atomics (shaders/lidar/raster.wgsl). No tree is needed,
- *   so moving scenes cost nothing to prepare; the cost is the boxes' total footprint, about the
- *   scene's depth
- *   complexity per ray.
+ *   offsets, the beam-origin circle, clockwise turns, partial fields of view and motion during
+ *   the sweep are fine): every box is rasterised into the sensor's (channel, azimuth) grid over
+ *   the cells whose rays can hit it (with motion, swept over chunks of columns), and each of those
+ *   cells is one slab test, each ray's closest hit kept in registers over its tile's list, no
+ *   atomics (shaders/lidar/raster.wgsl). No tree is needed, so moving scenes cost nothing to
+ *   prepare; the cost is the boxes' total footprint, about the scene's depth complexity per ray.
  * - `bvh`: each ray walks the set's BVH (`bvhLidar`, shaders/lidar/tree.wgsl) from its column's
  *   beam origin with its column's pose (host tables, float64 rounded once), and tests the boxes
  *   that move during the sweep, at its column's time, one by one. For every description the
- *   raster method cannot serve (`methodReason` says why), for sweeps with motion (a raster
- *   sensor runs those by this method; the sweep's `method` and `reason` say so), and on request.
+ *   raster method cannot serve (`methodReason` says why), and on request.
  * Both give the same answers (smallest t, then smallest box index; a hit nearer than minRange is
  * no return). Results stay on the GPU (a range image, hit boxes, and a point buffer usable
  * directly as a vertex buffer) and are read back only when asked.
  */
-import { LIDAR_CLOCKWISE, LIDAR_NO_RETURN, LIDAR_PARTIAL, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
+import { LIDAR_CLOCKWISE, LIDAR_MOTION, LIDAR_NO_RETURN, LIDAR_PARTIAL, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
 import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
@@ -38,6 +37,7 @@ import { dispatch } from '../runtime/bind.ts';
 import { ExclusiveScan } from '../runtime/scan.ts';
 import { Lifetime } from '../runtime/lifetime.ts';
 import { checkSet } from '../boxes/BoxSet.ts';
+import { lidarMotionRecords, motionChunkWidth } from './motionRecords.ts';
 import { ValidationError } from '../errors.ts';
 
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -232,7 +232,7 @@ export interface LidarSweep {
   readonly points: Float32Array | undefined;
   /** The per-point fields, float64, with `fields: true`. */
   readonly fields: LidarPointCloud | undefined;
-  /** The method this sweep ran by, and why not the raster method when the sensor has it. */
+  /** The method this sweep ran by (its sensor's), and why not the raster method (its sensor's methodReason). */
   readonly method: LidarMethod;
   readonly reason: string | undefined;
   /** Returns whose BVH walk overflowed its stack and were answered by the CPU reference instead. */
@@ -262,7 +262,7 @@ interface WalkBuffers {
  */
 export class LidarSensor {
   readonly desc: LidarDescription;
-  /** The method every motionless sweep of this sensor uses (sweeps with motion use the tree). */
+  /** The method every sweep of this sensor uses, with or without motion. */
   readonly method: LidarMethod;
   /** Why this sensor walks the tree instead of rasterising (undefined for the raster method). */
   readonly methodReason: string | undefined;
@@ -321,7 +321,8 @@ export class LidarSensor {
       const rows = Math.ceil(this.channels / ch);
       const cols = Math.ceil(this.azimuths / az);
       this.tile = { ch, az, rows, cols };
-      this.tileCounters = make('tile-counters', (2 * rows * cols + 2) * 4, STORAGE_OUT);
+      // Counts and fill counters per tile, the list total (two words), the rays left unanswered.
+      this.tileCounters = make('tile-counters', (2 * rows * cols + 4) * 4, STORAGE_OUT);
       this.tileScan = tileScan;
       this.wantedListCapacity = listCapacity;
       const tables = lidarKernelTables(desc);
@@ -365,14 +366,6 @@ export class LidarSensor {
     return this.method === 'bvh';
   }
 
-  /** The method a sweep with `motion` runs by, and why not raster when the sensor has it. */
-  methodFor(motion: LidarMotion | undefined): { readonly method: LidarMethod; readonly reason: string | undefined } {
-    if (this.method === 'raster' && motionMatters(this.desc, motion)) {
-      return { method: 'bvh', reason: 'motion during the sweep' };
-    }
-    return { method: this.method, reason: this.methodReason };
-  }
-
   /** Rays per sweep. */
   get rayCount(): number {
     return this.channels * this.azimuths;
@@ -407,7 +400,13 @@ export class LidarSensor {
     const mask = (options.mask ?? 0xffffffff) >>> 0;
     encoder.clearBuffer(this.overflow);
     const points = options.points === false ? 0 : RAY_OPT_GEOMETRY;
-    if (this.methodFor(options).method === 'raster') {
+    const motion = motionMatters(this.desc, options);
+    const moving = motion ? options.boxMotion?.boxes.length ?? 0 : 0;
+    if (this.method === 'raster') {
+      // With motion: the tree method's setup (each column's frame, the moving boxes at each
+      // column's time) and the chunks' motion records; the moving boxes' masks cleared.
+      const chunkWidth = motion ? motionChunkWidth(this.azimuths) : 0;
+      const masks = motion ? this.writeWalkSetup(set, pose, options, moving, chunkWidth) : undefined;
       const [ax, ay, az] = poseAxes(pose);
       const bytes = new ArrayBuffer(LIDAR_PARAMS.SIZE);
       const f = new Float32Array(bytes);
@@ -427,18 +426,19 @@ export class LidarSensor {
       f[LIDAR_PARAMS.OFFSET_MIN / 4] = residualMin - Math.abs(residualMin) * 2 ** -20;
       f[LIDAR_PARAMS.OFFSET_MAX / 4] = residualMax + Math.abs(residualMax) * 2 ** -20;
       const span = azimuthSpan(this.desc);
-      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasAzimuthOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (isFullTurn(this.desc) ? 0 : LIDAR_PARTIAL);
+      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasAzimuthOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (isFullTurn(this.desc) ? 0 : LIDAR_PARTIAL) | (motion ? LIDAR_MOTION : 0);
       f[LIDAR_PARAMS.SPAN / 4] = span;
       f[LIDAR_PARAMS.BEAM_OFFSET / 4] = this.desc.beamOriginOffset ?? 0;
+      u[LIDAR_PARAMS.MOVING / 4] = moving;
+      u[LIDAR_PARAMS.CHUNK_WIDTH / 4] = chunkWidth;
       device.queue.writeBuffer(this.params, 0, bytes);
-      device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
-      await this.encodeRaster(encoder, set, options.timestampWrites);
+      device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks || set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
+      await this.encodeRaster(encoder, set, options.timestampWrites, motion ? { setup: this.walk!.setup, masks, slots: set.count + moving } : undefined);
       return;
     }
     if (set.count >= 2 && !bvh) {
-      throw new ValidationError('argument', undefined, 'tree', `${operation}: this sweep walks the set's tree (${this.methodFor(options).reason ?? 'the bvh method'}); pass it`);
+      throw new ValidationError('argument', undefined, 'tree', `${operation}: this sweep walks the set's tree (${this.methodReason ?? 'the bvh method'}); pass it`);
     }
-    const moving = motionMatters(this.desc, options) ? options.boxMotion?.boxes.length ?? 0 : 0;
     const masks = this.writeWalkSetup(set, pose, options, moving);
     device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks || set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
     const sweepBytes = new ArrayBuffer(LIDAR_SWEEP_PARAMS.SIZE);
@@ -464,15 +464,18 @@ export class LidarSensor {
    * The tree method's setup for one sweep (shaders/lidar/tree.wgsl, lidarSetup): the ray table
    * (uploaded once), each column's beam origin and axes at its time, the moving boxes' indices and
    * masks, and each column's moving boxes at its time (float64, re-based to the set's origin,
-   * rounded once). Returns the box masks to bind when boxes move (the set's, with the moving
-   * boxes' cleared, so the walk skips them), else undefined (the set's own).
+   * rounded once); with `chunkWidth` (the raster method), the motion records after them
+   * (lidarMotionRecords: the whole sweep's, then each chunk's). Returns the box masks to bind when
+   * boxes move (the set's, with the moving boxes' cleared, so the walk skips them), else
+   * undefined (the set's own).
    */
-  private writeWalkSetup(set: BoxSet, pose: LidarPose, motion: LidarMotion, moving: number): GPUBuffer | undefined {
+  private writeWalkSetup(set: BoxSet, pose: LidarPose, motion: LidarMotion, moving: number, chunkWidth = 0): GPUBuffer | undefined {
     const A = this.azimuths;
     const n = this.rayCount;
-    const entries = n + 4 * A + moving + 3 * A * moving;
+    const records = chunkWidth > 0 ? 1 + Math.ceil(A / chunkWidth) : 0;
+    const entries = n + 4 * A + moving + 3 * A * moving + 3 * records;
     this.ctx.assertBindingFits('LiDAR sweep setup', entries * 16,
-      `(${n} rays + 4 × ${A} columns + ${moving} moving boxes × (1 + 3 × ${A} columns)) × 16 bytes`);
+      `(${n} rays + 4 × ${A} columns + ${moving} moving boxes × (1 + 3 × ${A} columns)${records ? ` + 3 × ${records} motion records` : ''}) × 16 bytes`);
     if (!this.walk || this.walk.capacity < entries) {
       if (this.walk) {
         this.ctx.destroyBuffer(this.walk.setup);
@@ -487,24 +490,46 @@ export class LidarSensor {
     const f = new Float32Array(bytes);
     const u = new Uint32Array(bytes);
     const [ox, oy, oz] = set.origin;
-    columnFrames(this.desc, pose, motion.poseEnd).forEach(({ beamOrigin, axes }, a) => {
+    const frames = columnFrames(this.desc, pose, motion.poseEnd);
+    frames.forEach(({ beamOrigin, axes }, a) => {
       f.set([beamOrigin[0] - ox, beamOrigin[1] - oy, beamOrigin[2] - oz], 16 * a);
       f.set(axes[0], 16 * a + 4);
       f.set(axes[1], 16 * a + 8);
       f.set(axes[2], 16 * a + 12);
     });
+    if (records > 0) {
+      // Rounded outwards to f32 (and δ by the f32 rounding of the positions the kernel sees).
+      const up = (x: number): number => x * (1 + 2 ** -20);
+      const at = 16 * A + 4 * moving + 12 * A * moving;
+      lidarMotionRecords(this.desc, frames, chunkWidth, (this.shifts ??= lidarColumnShifts(this.desc)).shift).forEach((r, k) => {
+        const rel: Vec3 = [r.position[0] - ox, r.position[1] - oy, r.position[2] - oz];
+        const o = at + 12 * k;
+        u[o] = r.column;
+        f[o + 1] = up(r.grow + 2 ** -20 * (2 * Math.hypot(...rel) + r.grow));
+        f[o + 2] = up(r.timeSpread);
+        f[o + 4] = r.turn > 0 ? Math.cos(r.turn) * (1 - 2 ** -20) : 1;
+        f[o + 5] = r.turn > 0 ? up(Math.sin(r.turn)) : 0;
+        f[o + 6] = up(r.azimuthPad);
+        f.set(rel, o + 8);
+      });
+    }
     if (moving === 0) {
       this.ctx.device.queue.writeBuffer(this.walk.setup, n * 16, bytes);
       return undefined;
     }
     const m = motion.boxMotion!;
     const at = 16 * A;
+    const boxes = set.boxes;
     for (let k = 0; k < moving; k++) {
-      u[at + 4 * k] = m.boxes[k]!;
-      u[at + 4 * k + 1] = set.masks?.[m.boxes[k]!] ?? 0xffffffff;
+      const i = m.boxes[k]!;
+      u[at + 4 * k] = i;
+      u[at + 4 * k + 1] = set.masks?.[i] ?? 0xffffffff;
+      // Its growth rate (the raster method): no point of it moves faster than |v| + |ω|·|h|.
+      const { v, w } = motionOf(m, k);
+      const h = Math.hypot(boxes.data[i * BOX_F64.STRIDE + BOX_F64.HALF]!, boxes.data[i * BOX_F64.STRIDE + BOX_F64.HALF + 1]!, boxes.data[i * BOX_F64.STRIDE + BOX_F64.HALF + 2]!);
+      f[at + 4 * k + 2] = (Math.hypot(...v) + Math.hypot(...w) * h) * (1 + 2 ** -20);
     }
     // Each column's moving boxes at its time, in the Obb layout (three vec4 per box).
-    const boxes = set.boxes;
     const timed = new Float64Array(moving * BOX_F64.STRIDE);
     const view = { count: moving, data: timed };
     const motions = Array.from({ length: moving }, (_, k) => motionOf(m, k));
@@ -619,10 +644,14 @@ export class LidarSensor {
    * The raster method (shaders/lidar/raster.wgsl), one pass: footprints and tile counts,
    * the scan of the counts, binning, then one workgroup per tile.
    */
-  private async encodeRaster(encoder: GPUCommandEncoder, set: BoxSet, timestampWrites: GPUComputePassTimestampWrites | undefined): Promise<void> {
+  private async encodeRaster(
+    encoder: GPUCommandEncoder, set: BoxSet, timestampWrites: GPUComputePassTimestampWrites | undefined,
+    motion: { readonly setup: GPUBuffer; readonly masks: GPUBuffer | undefined; readonly slots: number } | undefined,
+  ): Promise<void> {
     const device = this.ctx.device;
     const tile = this.tile!;
-    const buffers = this.rasterBuffersFor(set.count);
+    const slots = motion?.slots ?? set.count;
+    const buffers = this.rasterBuffersFor(slots);
     const constants = LidarSensor.tileConstants(tile);
     const [footprint, bin, sortTiles, tiles] = await Promise.all([
       getKernel(device, 'lidarFootprint', undefined, constants), getKernel(device, 'lidarBin', undefined, constants),
@@ -632,17 +661,19 @@ export class LidarSensor {
     const tables = this.tables!;
     encoder.clearBuffer(tileCounters);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
-    const boxGroups = Math.ceil(set.count / footprint.workgroupSize);
+    const boxGroups = Math.ceil(slots / footprint.workgroupSize);
+    // Without motion the setup is not read: any storage buffer stands in.
+    const lidarSetup = motion?.setup ?? this.noNodes;
     const lists = { lidar: this.params, boxData: buffers.boxData, tileCounters, tileLists: buffers.lists };
     dispatch(device, pass, footprint, {
-      ...lists, params: this.rayParams, boxes: set.buffer, boxMasks: set.maskBuffer, lidarTables: tables,
+      ...lists, params: this.rayParams, boxes: set.buffer, boxMasks: motion?.masks ?? set.maskBuffer, lidarTables: tables, lidarSetup,
     }, boxGroups, 'obb:lidar-footprint');
     await this.tileScan!.encode(pass, tileCounters, tile.rows * tile.cols);
     dispatch(device, pass, bin, { ...lists, params: this.rayParams }, boxGroups, 'obb:lidar-bin');
     dispatch(device, pass, sortTiles, lists, Math.ceil(tile.rows * tile.cols / sortTiles.workgroupSize), 'obb:lidar-sort-tiles');
     // CPU adapters: a few workgroups per core striding over the tiles; GPUs: one per tile.
     dispatch(device, pass, tiles, {
-      ...lists, params: this.rayParams, overflowCount: this.overflow, lidarTables: tables,
+      ...lists, params: this.rayParams, lidarTables: tables, lidarSetup,
       lidarRange: this.rangeBuffer, lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer,
     }, this.ctx.adapter.isFallbackAdapter ? Math.min(tile.rows * tile.cols, 64) : tile.rows * tile.cols, 'obb:lidar-tiles');
     pass.end();
@@ -716,7 +747,7 @@ export class LidarSensor {
     // The sweeps and their readbacks started in the same turn (the copies follow the sweeps on the
     // queue, so a later sweep of these sensors cannot overwrite the results first).
     const started = await ctx.sequence(operation, async () => {
-      const needsTree = jobs.some((j) => j.sensor.methodFor(j.options).method === 'bvh');
+      const needsTree = jobs.some((j) => j.sensor.method === 'bvh');
       const bvh = !needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
       const encoder = ctx.device.createCommandEncoder({ label: 'obb:lidar' });
       const parts: { source: GPUBuffer; size: number; offset?: number }[] = [];
@@ -729,13 +760,14 @@ export class LidarSensor {
           ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
         }, operation);
         const n = sensor.rayCount;
-        const raster = sensor.methodFor(options).method === 'raster';
+        const raster = sensor.method === 'raster';
         const tiles = sensor.tile ? sensor.tile.rows * sensor.tile.cols : 0;
         parts.push(
           { source: sensor.rangeBuffer, size: n * 4 },
           { source: sensor.boxBuffer, size: n * 4 },
           { source: sensor.pointsBuffer, size: options.points ? n * 16 : 0 },
-          { source: sensor.overflow, size: 4 },
+          // Rays left unanswered: the tree's count, or the raster's after its list total.
+          raster ? { source: sensor.tileCounters!, size: 4, offset: 8 * tiles + 8 } : { source: sensor.overflow, size: 4 },
           { source: sensor.tileCounters ?? sensor.overflow, size: raster && sensor.tileCounters ? 8 : 0, offset: 8 * tiles },
           { source: sensor.compaction?.args ?? sensor.overflow, size: options.compact ? 4 : 0 },
         );
@@ -771,7 +803,7 @@ export class LidarSensor {
         range[r] = reference.box[r]! >= 0 ? reference.range[r]! : LIDAR_NO_RETURN;
       }
     }
-    const { method, reason } = this.methodFor(options);
+    const { method, methodReason: reason } = this;
     return {
       channels: this.channels, azimuths: this.azimuths, range, box,
       returnsPerBox: countReturns(box, run.boxes.count),

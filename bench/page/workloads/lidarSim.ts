@@ -1,10 +1,12 @@
 /**
  * Simulator-grade LiDAR workloads (issue #16), on the LiDAR scene (bench/page/scenes.ts): the
- * VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method), a
+ * plain table of the benchmark sensor (`lidar-static`, the static sweep the others are measured
+ * against), the VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method), a
  * sensor with the beam-origin circle and per-channel azimuth offsets (`lidar-offsets`), the same
  * sensor moving at 20 m/s and turning during its 0.1 s sweep (`lidar-moving-sensor`), 1,000 of
  * the boxes moving during the sweep (`lidar-moving-boxes`), and five sensors in one submission
- * against five sweeps one after the other (`lidar-many`). The GPU rows sweep on the GPU (rays
+ * against five sweeps one after the other (`lidar-many`). With motion, the tree method's row
+ * (`gpu-bvh`) runs next to the raster method's. The GPU rows sweep on the GPU (rays
  * made there from host tables); Rapier casts the same rays (made by the reference's lidarRays)
  * and, for moving boxes, moves its kinematic bodies and steps before each column; the
  * reference runs on a slice of the columns. Every GPU sweep is judged against the reference on
@@ -83,7 +85,11 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
   const set = g.createBoxSet(boxes);
   const desc = sensor(elevations, azimuths);
   const vlp32c = lidarPreset('velodyne-vlp32c');
+  const plain: LidarDescription = {
+    elevations: linearElevations(elevations, LIDAR.minElevationDeg, LIDAR.maxElevationDeg), azimuthSteps: azimuths, maxRange: LIDAR.maxDistance,
+  };
   const cases: { workload: string; desc: LidarDescription; motion: LidarMotion; what: string }[] = [
+    { workload: 'lidar-static', desc: plain, motion: {}, what: 'the plain table (no offsets, counter-clockwise from +x): today\'s static sweep' },
     { workload: 'lidar-vlp32c', desc: vlp32c, motion: {}, what: 'the VLP-32C preset (per-laser azimuth offsets, clockwise, 10 Hz)' },
     { workload: 'lidar-offsets', desc, motion: {}, what: 'beam origin 15.8 mm off the axis, per-channel azimuth offsets, clockwise' },
     { workload: 'lidar-moving-sensor', desc, motion: { poseEnd: POSE_END }, what: 'and the sensor moving 2 m and turning 1.7° during the 0.1 s sweep' },
@@ -109,6 +115,14 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       const fns: (() => Promise<unknown>)[] = [async () => {
         sweep = await g.lidarSweep(lidar, set, POSE, motion);
       }];
+      // With motion, the tree method too (what these sweeps ran by before the raster method took motion).
+      const walker = lidar.method === 'raster' && (motion.poseEnd || motion.boxMotion) && want('gpu-bvh') ? await g.createLidar(desc, { method: 'bvh' }) : undefined;
+      let walked = walker ? await g.lidarSweep(walker, set, POSE, motion) : undefined;
+      if (walker) {
+        fns.push(async () => {
+          walked = await g.lidarSweep(walker, set, POSE, motion);
+        });
+      }
       if (peer) {
         fns.push(async () => {
           peerHits = 'sweep' in peer ? await peer.sweep(rays, elevations, azimuths, times) : await peer.closestHit(rays);
@@ -123,6 +137,15 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       }));
       if (cmp.mismatch > 0) {
         out.notes.push(`${workload}: ${cmp.mismatch} mismatches against the reference`);
+      }
+      if (walker && walked) {
+        const wc = compareLidarSweep({ boxes, desc, pose: POSE, motion, origin: set.origin, columns: checkColumns }, walked);
+        out.rows.push(makeRow({
+          workload, implementation: 'gpu-bvh', n, queries: rayCount, stats: timed[1]!, work: rayCount, unit: 'rays/s',
+          agrees: wc.mismatch === 0, timing: 'end-to-end', check: checkNote(wc),
+          note: `${note}; bvh method (requested: the tree walk with the moving boxes tested per ray); range image, boxes and counts read back; checked on every 16th column`,
+        }));
+        walker.destroy();
       }
       // The reference on a slice of the columns (its cost per ray does not depend on the column).
       const sliceColumns = Math.max(1, Math.min(azimuths, Math.floor(cfg.cpuTestsPerRun / (elevations * n))));
@@ -139,7 +162,7 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
         const picked = checkColumns.flatMap((a) => Array.from({ length: elevations }, (_, c) => c * azimuths + a));
         const agreement = rapierAgrees(peerHits, sweep.box, picked);
         out.rows.push(makeRow({
-          workload, implementation: 'rapier', n, queries: rayCount, stats: timed[1]!, work: rayCount, unit: 'rays/s',
+          workload, implementation: 'rapier', n, queries: rayCount, stats: timed[walker ? 2 : 1]!, work: rayCount, unit: 'rays/s',
           agrees: agreement.agree >= agreement.total * 0.999, timing: 'cpu',
           note: `${note}; castRay on the reference's rays${motion.boxMotion ? ', bodies moved and the world stepped before each column' : ''}; same box as the judged GPU sweep on ${agreement.agree} of ${agreement.total} rays of the checked columns`,
         }));

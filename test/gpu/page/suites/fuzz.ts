@@ -11,9 +11,11 @@
  * - `updates`: a BoxSet driven by random set / update / setMasks / rebase calls with queries
  *   issued in between, none awaited before the next call: each query must answer for the model
  *   state at the time it was issued;
- * - `lidar`: a sensor (random channel table, azimuths, start, pose, masks, list capacity) swept
- *   over boxes around it by the raster method, against the reference's closest hits of the
- *   sweep's rays and ray by ray against the BVH method.
+ * - `lidar`: a sensor (random channel table, azimuths, start, span and turning direction,
+ *   per-channel offsets, beam-origin offset, min range, pose, masks, list capacity, and motion
+ *   during the sweep: the sensor's travel and turn, moving and spinning boxes) swept over boxes
+ *   around it by the raster method, against the reference's closest hits of the sweep's rays and
+ *   ray by ray against the BVH method.
  *
  * Each run batches many cases into one dispatch: a shrinkable explicit part (fast-check values)
  * plus a seeded bulk part (mulberry32, its size shrinkable too). A failing run is shrunk by
@@ -23,9 +25,10 @@
  * fast-check is imported when a property runs, so pages that never fuzz never load it.
  */
 import type * as FC from 'fast-check';
-import { BOX_F64, RAY_F64, boxArrayFrom, compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, rayArrayFrom, toObb, type BoxArray, type BoxInput, type ClosestHits, type Comparison, type LidarDescription, type LidarPose, type ObbGpu, type Ray, type RayArray, type RaycastOptions, type Vec3 } from '../../../../src/index.ts';
+import { BOX_F64, RAY_F64, boxArrayFrom, compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, rayArrayFrom, toObb, type BoxArray, type BoxInput, type ClosestHits, type Comparison, type LidarDescription, type LidarMotion, type LidarPose, type ObbGpu, type Ray, type RayArray, type RaycastOptions, type Vec3 } from '../../../../src/index.ts';
 import { allHits as refAllHits, obbOneVsMany as refOneVsMany } from '../../../../src/reference/index.ts';
 import { compareLidarSweep } from '../../../../src/compare/lidar.ts';
+import { motionMatters } from '../../../../src/core/lidar.ts';
 import { scoped } from '../shared.ts';
 
 type V3 = [number, number, number];
@@ -115,6 +118,14 @@ export interface LidarScene {
   boxMasks: number[] | null;
   mask: number;
   listCapacity: number | null;
+  /** The beam-origin offset, in units of scale (0: none). */
+  beamOffset: number;
+  /**
+   * Motion during a 0.1 s sweep (null: none): the sensor's travel (units of scale) and its
+   * rotation at the end (null: the start's), and every `movingEvery`-th box moving (null: none)
+   * at up to `speed` units of scale per sweep, spinning at up to `spin` × 30 rad/s.
+   */
+  motion: { travel: V3; rotationEnd: [number, number, number, number] | null; movingEvery: number | null; speed: number; spin: number; seed: number } | null;
 }
 
 export type PropertyName = 'rays' | 'pairs' | 'updates' | 'lidar';
@@ -381,6 +392,29 @@ async function evalUpdates(gpu: ObbGpu, spec: UpdateScene, tally: Tally): Promis
   }
 }
 
+/** The scene's motion as the API takes it (boxes' velocities from its seed). */
+function lidarMotion(spec: LidarScene, pose: LidarPose, n: number): LidarMotion {
+  const m = spec.motion;
+  if (!m) {
+    return {};
+  }
+  const s = spec.scale;
+  const poseEnd: LidarPose = { origin: [pose.origin[0] + m.travel[0] * s, pose.origin[1] + m.travel[1] * s, pose.origin[2] + m.travel[2] * s], rotation: m.rotationEnd ?? pose.rotation ?? [0, 0, 0, 1] };
+  if (m.movingEvery === null || n === 0) {
+    return { poseEnd };
+  }
+  const rnd = mulberry32(m.seed);
+  const boxes = Array.from({ length: n }, (_, i) => i).filter((i) => i % m.movingEvery! === 0);
+  return {
+    poseEnd,
+    boxMotion: {
+      boxes,
+      velocity: boxes.flatMap(() => [0, 0, 0].map(() => (rnd() - 0.5) * 20 * m.speed * s)),
+      angularVelocity: boxes.flatMap(() => [0, 0, 0].map(() => (rnd() - 0.5) * 60 * m.spin)),
+    },
+  };
+}
+
 async function evalLidar(gpu: ObbGpu, spec: LidarScene, tally: Tally): Promise<void> {
   const { offset, scale } = spec;
   const boxes = sceneBoxes(spec.boxes, spec.bulkBoxes, spec.bulkSeed, offset, scale);
@@ -396,14 +430,25 @@ async function evalLidar(gpu: ObbGpu, spec: LidarScene, tally: Tally): Promise<v
     ...(spec.clockwise || spec.spanDeg !== null ? { azimuthEnd: spec.azimuthStart + (spec.clockwise ? -1 : 1) * (spec.spanDeg === null ? 2 * Math.PI : (spec.spanDeg * Math.PI) / 180) } : {}),
     ...(offsets ? { azimuthOffsets: offsets } : {}),
     minRange: spec.maxRange * scale * spec.minRangeFraction, maxRange: spec.maxRange * scale,
+    ...(spec.beamOffset > 0 ? { beamOriginOffset: spec.beamOffset * scale } : {}),
+    ...(spec.motion ? { sweepTime: 0.1 } : {}),
   };
   const pose: LidarPose = { origin: [offset[0] + spec.origin[0] * scale, offset[1] + spec.origin[1] * scale, offset[2] + spec.origin[2] * scale], rotation: spec.rotation };
+  const motion = lidarMotion(spec, pose, n);
   const raster = await gpu.createLidar(desc, spec.listCapacity === null ? { method: 'raster' } : { method: 'raster', listCapacity: spec.listCapacity });
   const walk = await gpu.createLidar(desc, { method: 'bvh' });
   try {
-    const [sweep, walked] = await Promise.all([gpu.lidarSweep(raster, set, pose, { mask: spec.mask }), gpu.lidarSweep(walk, set, pose, { mask: spec.mask })]);
+    const options = { mask: spec.mask, ...motion };
+    const [sweep, walked] = await Promise.all([gpu.lidarSweep(raster, set, pose, options), gpu.lidarSweep(walk, set, pose, options)]);
     // The sweep's mask applies to every ray, against the boxes' masks (all bits when the set has none).
-    expectAgree('LiDAR (raster)', compareLidarSweep({ boxes, desc, pose, origin: set.origin, mask: spec.mask, ...(masks ? { boxMasks: masks } : { boxMasks: new Uint32Array(n).fill(0xffffffff) }) }, sweep), tally);
+    const judged = { boxes, desc, pose, motion, origin: set.origin, mask: spec.mask, ...(masks ? { boxMasks: masks } : { boxMasks: new Uint32Array(n).fill(0xffffffff) }) };
+    expectAgree('LiDAR (raster)', compareLidarSweep(judged, sweep), tally);
+    // Without motion, a beam-origin offset is made in f32 by the raster method and in float64 by
+    // the tree's table: both judged, not compared bit for bit. With motion both read the table.
+    if (spec.beamOffset > 0 && !motionMatters(desc, motion)) {
+      expectAgree('LiDAR (tree)', compareLidarSweep(judged, walked), tally);
+      return;
+    }
     const rays = { count: sweep.box.length };
     for (let r = 0; r < rays.count; r++) {
       if (sweep.box[r] !== walked.box[r] || !Object.is(sweep.range[r], walked.range[r])) {
@@ -516,6 +561,11 @@ function arbitraries(fc: typeof FC, size: { maxBoxes: number; bulkBoxes: number;
     boxMasks: fc.option(fc.array(fc.nat({ max: 15 }), { minLength: 1, maxLength: 8 }), { nil: null }),
     mask: fc.nat({ max: 15 }),
     listCapacity: fc.option(fc.integer({ min: 1, max: 64 }), { nil: null }),
+    beamOffset: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: nonNeg.map((x) => 0.2 * x) }),
+    motion: fc.option(fc.record({
+      travel: v3, rotationEnd: fc.option(quat, { nil: null }), movingEvery: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }),
+      speed: nonNeg, spin: nonNeg, seed: fc.nat(),
+    }), { nil: null, freq: 2 }),
   });
   return { rayScene, pairScene, updateScene, lidarScene };
 }

@@ -1,0 +1,109 @@
+/**
+ * The raster method's bounds for a sweep with motion (shaders/lidar/raster.wgsl, motionPrint):
+ * the image's columns cut into chunks, and for each chunk (and for the whole sweep) a reference
+ * frame and how far the chunk's rays stray from it. Float64 here, rounded outwards once for the
+ * kernel; test/cpu/lidarMotionRecords.test.ts checks every bound against the frames it covers.
+ */
+import { isFullTurn, type ColumnFrame, type LidarDescription } from '../core/lidar.ts';
+import type { Vec3 } from '../core/types.ts';
+
+/** Chunks per sweep of the raster method with motion (their width: ceil(A / MOTION_CHUNKS) columns). */
+export const MOTION_CHUNKS = 32;
+
+/** What the kernel needs of one chunk of image columns [first, end) (or of the whole sweep). */
+export interface MotionRecord {
+  /** The encoder column whose frame is the reference (its axes; `position` its sensor position). */
+  readonly column: number;
+  readonly position: Vec3;
+  /** δ: at least the distance of every beam origin of the chunk's rays from `position`. */
+  readonly grow: number;
+  /** Δτ: at least |τ − τ_ref| over the chunk's rays' times (s). */
+  readonly timeSpread: number;
+  /** γ: at least the angle between any of the chunk's rays' frames and the reference frame (rad). */
+  readonly turn: number;
+  /** asin(sin γ / cos E), E the steepest channel's |elevation|; 4 (any azimuth) when γ + E nears 90°. */
+  readonly azimuthPad: number;
+}
+
+/** The rotation angle between two frames given by their axes (robust near 0: atan2 of sin and cos). */
+export function frameAngle(a: readonly [Vec3, Vec3, Vec3], b: readonly [Vec3, Vec3, Vec3]): number {
+  // Q = Aᵀ B: Q_ij = a_i · b_j; its rotation angle from its antisymmetric part and its trace.
+  const q = (i: number, j: number): number => a[i]![0] * b[j]![0] + a[i]![1] * b[j]![1] + a[i]![2] * b[j]![2];
+  const sx = q(2, 1) - q(1, 2);
+  const sy = q(0, 2) - q(2, 0);
+  const sz = q(1, 0) - q(0, 1);
+  return Math.atan2(0.5 * Math.hypot(sx, sy, sz), 0.5 * (q(0, 0) + q(1, 1) + q(2, 2) - 1));
+}
+
+/**
+ * The encoder columns whose rays sit in image columns [first, end): channel c's ray of encoder
+ * column a sits in image column a + k_c (k_c its whole-column shift; none on a partial field).
+ */
+function encoderColumns(A: number, first: number, end: number, shifts: Int32Array, full: boolean): number[] {
+  let kMin = 0;
+  let kMax = 0;
+  for (const k of shifts) {
+    kMin = Math.min(kMin, k);
+    kMax = Math.max(kMax, k);
+  }
+  const lo = first - kMax;
+  const hi = end - 1 - kMin;
+  if (hi - lo + 1 >= A) {
+    return Array.from({ length: A }, (_, a) => a);
+  }
+  const out: number[] = [];
+  for (let a = lo; a <= hi; a++) {
+    if (full) {
+      out.push(((a % A) + A) % A);
+    } else if (a >= 0 && a < A) {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+/** One record over image columns [first, end). */
+function recordOver(desc: LidarDescription, frames: readonly ColumnFrame[], first: number, end: number, shifts: Int32Array, steepest: number): MotionRecord {
+  const A = desc.azimuthSteps;
+  const full = isFullTurn(desc);
+  const columns = encoderColumns(A, first, end, shifts, full);
+  const middle = (first + end - 1) >> 1;
+  const k = Math.round((Math.min(0, ...shifts) + Math.max(0, ...shifts)) / 2);
+  const column = full ? (((middle - k) % A) + A) % A : Math.min(A - 1, Math.max(0, middle));
+  const ref = frames[column]!;
+  let grow = 0;
+  let turn = 0;
+  let timeSpread = 0;
+  for (const a of columns) {
+    const f = frames[a]!;
+    grow = Math.max(grow, Math.hypot(f.beamOrigin[0] - ref.position[0], f.beamOrigin[1] - ref.position[1], f.beamOrigin[2] - ref.position[2]));
+    turn = Math.max(turn, f.axes === ref.axes ? 0 : frameAngle(ref.axes, f.axes));
+    timeSpread = Math.max(timeSpread, Math.abs(f.time - ref.time));
+  }
+  let azimuthPad = 0;
+  if (turn > 0) {
+    // The margin covers the kernel's f32 axes (about 1e-7 rad).
+    turn += 1e-6;
+    azimuthPad = turn + steepest >= Math.PI / 2 - 1e-3 ? 4 : Math.asin(Math.min(1, Math.sin(turn) / Math.cos(steepest))) * (1 + 1e-6);
+  }
+  return { column, position: ref.position, grow, timeSpread, turn, azimuthPad };
+}
+
+/**
+ * The whole sweep's record, then one per chunk of `chunkWidth` image columns (the last may be
+ * narrower). `shifts`: each channel's whole-column shift (lidarColumnShifts).
+ */
+export function lidarMotionRecords(desc: LidarDescription, frames: readonly ColumnFrame[], chunkWidth: number, shifts: Int32Array): MotionRecord[] {
+  const A = desc.azimuthSteps;
+  const steepest = Math.max(...desc.elevations.map((e) => Math.abs(e)));
+  const records = [recordOver(desc, frames, 0, A, shifts, steepest)];
+  for (let first = 0; first < A; first += chunkWidth) {
+    records.push(recordOver(desc, frames, first, Math.min(A, first + chunkWidth), shifts, steepest));
+  }
+  return records;
+}
+
+/** Columns per chunk for a sensor of A columns. */
+export function motionChunkWidth(A: number): number {
+  return Math.max(1, Math.ceil(A / MOTION_CHUNKS));
+}
