@@ -104,6 +104,8 @@ export const BVH_BOUNDS_PER_THREAD = 4;
 export const BVH_LEAF = 0x80000000;
 /** No node (the root's parent, an empty tree). */
 export const BVH_NONE = 0xffffffff;
+/** vec4 entries per wide record of the BVH (bvhWiden in shaders/tree/build.wgsl): six of bounds, one of pointers. */
+export const BVH_WIDE_VEC4 = 7;
 /**
  * Refit steps: the height of a Karras tree is bounded by the key length. Each internal node's
  * common-prefix length δ exceeds its parent's, and δ lies in [0, 63] for 30-bit codes with the
@@ -166,6 +168,7 @@ export const WGSL_CONSTANTS = {
   BVH_WG: ['u32', BVH_WG],
   BVH_LEAF: ['u32', BVH_LEAF],
   BVH_NONE: ['u32', BVH_NONE],
+  BVH_WIDE_VEC4: ['u32', BVH_WIDE_VEC4],
   BVH_STACK: ['u32', BVH_STACK],
   BVH_AABB_PAD: ['f32', BVH_AABB_PAD],
   LIDAR_NO_RETURN: ['f32', LIDAR_NO_RETURN],

@@ -1,9 +1,8 @@
-// lidar/tree.wgsl — a LiDAR sweep by walking the BVH per ray: the method for every sensor the
-// raster method cannot serve (per-channel azimuth offsets, a beam-origin offset, a partial or
-// clockwise field of view, elevations at or beyond ±89.9°), for sweeps with motion, and on
-// request (lidar/raster.wgsl is the other).
+// lidar/tree.wgsl — a LiDAR sweep by walking the BVH per ray: the method for sensors the raster
+// method cannot serve (elevations at or beyond ±89.9°, 65,536 channels or more) and on request
+// (lidar/raster.wgsl is the other; both read the same setup table, and give the same answers).
 // Entry point: bvhLidar. Bindings: rays/common.wgsl (params, boxes, boxMasks), rays/tree_walk.wgsl
-// (nodes, overflowCount) and below: sweep: LidarSweepParams (uniform); lidarSetup: array<vec4u>
+// (wide, overflowCount) and below: sweep: LidarSweepParams (uniform); lidarSetup: array<vec4u>
 // (float32 bits unless said): per ray (cos φ, sin φ, cos e, sin e) of its azimuth φ = θ_a + δ_c
 // and elevation e; per column its beam origin, then the sensor's x, y, z axes at the column's
 // time (relative to the set's floating origin); per moving box (index in the set, mask, 0, 0) as

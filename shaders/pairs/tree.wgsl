@@ -1,14 +1,15 @@
 // pairs/tree.wgsl — the broad phase through the BVH over B.
 // Entry point: bvhPairs, one invocation per box i of A: walks the tree over B with i's AABB
-//   (grown by the tolerance) and lists every leaf whose AABB overlaps as a candidate (j > i with
-//   PAIR_OPT_SELF); pairs/narrow.wgsl then runs the SAT. A stack overflow is counted, and the
-//   host then answers by brute force.
-// Bindings: pairs/common.wgsl, pairs/candidates.wgsl, and nodes: array<BvhNode> (the tree over
-//   boxesB); overflowCount: atomic<u32>; leafOrder: array<u32> (with PAIR_OPT_LEAF_ORDER: the
-//   tree's boxes in Morton order, its sort's values). Workgroup size WG.
+//   (grown by the tolerance), a wide record per step (its four AABBs tested at once, see
+//   bvhWiden in tree/build.wgsl), and lists every leaf whose box's AABB overlaps as a candidate
+//   (j > i with PAIR_OPT_SELF); pairs/narrow.wgsl then runs the SAT. A stack overflow is
+//   counted, and the host then answers by brute force.
+// Bindings: pairs/common.wgsl, pairs/candidates.wgsl, and wide: array<vec4f> (the wide records
+//   of the tree over boxesB); overflowCount: atomic<u32>; leafOrder: array<u32> (with
+//   PAIR_OPT_LEAF_ORDER: the tree's boxes in Morton order, its sort's values). Workgroup size WG.
 // CPU twin, with pairs/narrow.wgsl: allPairs / allPairsSweep (src/reference/accel.ts).
 
-@group(0) @binding(7) var<storage, read> nodes: array<BvhNode>;
+@group(0) @binding(7) var<storage, read> wide: array<vec4f>;
 @group(0) @binding(8) var<storage, read_write> overflowCount: atomic<u32>;
 @group(0) @binding(10) var<storage, read> leafOrder: array<u32>;
 
@@ -50,12 +51,18 @@ fn bvhPairs(
   var sp = 1u;
   while (sp > 0u) {
     sp -= 1u;
-    let node = nodes[stack[sp]];
-    if (!aabbOverlap(aBox, node.min, node.max)) {
-      continue;
-    }
-    for (var side = 0u; side < 2u; side++) {
-      let c = select(node.right, node.left, side == 0u);
+    let at = BVH_WIDE_VEC4 * stack[sp];
+    let p = bitcast<vec4u>(wide[at + 6u]);
+    // aabbOverlap against the record's four AABBs at once (unused entries point at BVH_NONE).
+    let meets = (p != vec4u(BVH_NONE))
+      & (vec4f(aBox.min.x) <= wide[at + 3u]) & (wide[at] <= vec4f(aBox.max.x))
+      & (vec4f(aBox.min.y) <= wide[at + 4u]) & (wide[at + 1u] <= vec4f(aBox.max.y))
+      & (vec4f(aBox.min.z) <= wide[at + 5u]) & (wide[at + 2u] <= vec4f(aBox.max.z));
+    for (var k = 0u; k < 4u; k++) {
+      if (!meets[k]) {
+        continue;
+      }
+      let c = p[k];
       if ((c & BVH_LEAF) != 0u) {
         let j = c & ~BVH_LEAF;
         if (!(selfPairs && j <= i)) {

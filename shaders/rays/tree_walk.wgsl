@@ -1,37 +1,24 @@
 // rays/tree_walk.wgsl — a ray's walk down the BVH (shaders/tree/build.wgsl builds it over
 // `boxes`): the same per-box steps as brute force (rays/common.wgsl: filters, slab test, tie
-// rule) over the boxes whose parents' AABBs the ray meets. Internal nodes only are pushed; leaf
-// children are tested when their parent is visited. Ordered (nearer child first) with pruning by
+// rule) over the boxes whose padded AABBs, and whose ancestors' AABBs, the ray meets. The walk
+// steps from wide record to wide record (bvhWiden: each internal node's up-to-four nodes two
+// levels down, their AABBs side by side), so it visits every other level of the binary tree and
+// tests four AABBs per step in vector arithmetic. Ordered (nearer entries first) with pruning by
 // the best t so far. Linked by rays/tree.wgsl and lidar/tree.wgsl.
-// Bindings: nodes: array<BvhNode> (the tree's internal nodes); overflowCount: atomic<u32> (walks
-// that outgrew BVH_STACK; the host answers those rays by the reference).
+// Bindings: wide: array<vec4f> (the tree's wide records, BVH_WIDE_VEC4 per internal node);
+// overflowCount: atomic<u32> (walks that outgrew BVH_STACK; the host answers those rays by the
+// reference).
 // CPU twins: a walk finds what brute force finds (closestHit / anyHit / allHits in
-// src/reference/raycast.ts; the reference's own accelerated closestHitGrid in src/reference/accel.ts).
+// src/reference/raycast.ts; the reference's own accelerated closestHitGrid in src/reference/accel.ts);
+// bvhWalkCounts (src/tree/quality.ts) walks the same records in float64 and counts.
 
-@group(0) @binding(9) var<storage, read> nodes: array<BvhNode>;
+@group(0) @binding(11) var<storage, read> wide: array<vec4f>;
 @group(0) @binding(10) var<storage, read_write> overflowCount: atomic<u32>;
 
-// Entry distance of the ray into an AABB, or -1 when it misses. inv is 1/d where |d| >= EPS_DIR
-// (so |inv| <= 1e9 and every product below stays finite) and 0 on the axes where par is set (|d| <
-// EPS_DIR: rayFrame divides by 1 there); those axes are decided by containment instead. No
-// division by zero and no infinity, which WGSL does not guarantee.
-fn rayAabbEntry(o: vec3f, inv: vec3f, par: vec3<bool>, mn: vec3f, mx: vec3f) -> f32 {
-  let within = (o >= mn) & (o <= mx);
-  if (any(par & !within)) {
-    return -1.0;
-  }
-  let t1 = (mn - o) * inv;
-  let t2 = (mx - o) * inv;
-  let lo = select(min(t1, t2), vec3f(-F32_MAX), par);
-  let hi = select(max(t1, t2), vec3f(F32_MAX), par);
-  let tIn = max(max(lo.x, lo.y), max(lo.z, 0.0));
-  let tOut = min(min(hi.x, hi.y), hi.z);
-  if (tIn > tOut) {
-    return -1.0;
-  }
-  return tIn;
-}
-
+// A ray's reciprocal direction for the slab tests of AABBs: inv is 1/d where |d| >= EPS_DIR (so
+// |inv| <= 1e9 and every product stays finite) and 0 on the axes where par is set (|d| < EPS_DIR:
+// rayFrame divides by 1 there); those axes are decided by containment instead. No division by
+// zero and no infinity, which WGSL does not guarantee.
 struct RayFrame {
   inv: vec3f,
   par: vec3<bool>,
@@ -50,93 +37,87 @@ struct Walk {
   overflowed: bool,
 }
 
-// Up to two internal children to push, nearer first.
-struct Pending {
-  first: u32,
-  second: u32,
-  count: u32,
-  tFirst: f32,
+// Entry distances of the ray into the four AABBs of wide record w (the slab test: entry = the
+// largest near plane and 0, a miss when it is beyond the smallest far plane; axes along par by
+// containment); −1 where the ray misses, the entry is unused, or it lies beyond
+// `limit` (<=: an AABB entry equal to the best t may still hold an equal t at a smaller index).
+fn wideEntries(o: vec3f, frame: RayFrame, w: u32, limit: f32) -> vec4f {
+  let at = BVH_WIDE_VEC4 * w;
+  let mnx = wide[at];
+  let mny = wide[at + 1u];
+  let mnz = wide[at + 2u];
+  let mxx = wide[at + 3u];
+  let mxy = wide[at + 4u];
+  let mxz = wide[at + 5u];
+  let used = bitcast<vec4u>(wide[at + 6u]) != vec4u(BVH_NONE);
+  // Axes the ray runs along (par): decided by containment.
+  let outX = vec4<bool>(frame.par.x) & ((vec4f(o.x) < mnx) | (vec4f(o.x) > mxx));
+  let outY = vec4<bool>(frame.par.y) & ((vec4f(o.y) < mny) | (vec4f(o.y) > mxy));
+  let outZ = vec4<bool>(frame.par.z) & ((vec4f(o.z) < mnz) | (vec4f(o.z) > mxz));
+  let x1 = (mnx - o.x) * frame.inv.x;
+  let x2 = (mxx - o.x) * frame.inv.x;
+  let y1 = (mny - o.y) * frame.inv.y;
+  let y2 = (mxy - o.y) * frame.inv.y;
+  let z1 = (mnz - o.z) * frame.inv.z;
+  let z2 = (mxz - o.z) * frame.inv.z;
+  let loX = select(min(x1, x2), vec4f(-F32_MAX), vec4<bool>(frame.par.x));
+  let loY = select(min(y1, y2), vec4f(-F32_MAX), vec4<bool>(frame.par.y));
+  let loZ = select(min(z1, z2), vec4f(-F32_MAX), vec4<bool>(frame.par.z));
+  let hiX = select(max(x1, x2), vec4f(F32_MAX), vec4<bool>(frame.par.x));
+  let hiY = select(max(y1, y2), vec4f(F32_MAX), vec4<bool>(frame.par.y));
+  let hiZ = select(max(z1, z2), vec4f(F32_MAX), vec4<bool>(frame.par.z));
+  let tIn = max(max(loX, loY), max(loZ, vec4f(0.0)));
+  let tOut = min(min(hiX, hiY), hiZ);
+  let hit = used & !(outX | outY | outZ) & (tIn <= tOut) & (tIn <= vec4f(limit));
+  return select(vec4f(-1.0), tIn, hit);
 }
 
-// Keeps internal child c when the ray meets its AABB no farther than `limit` (<=: an AABB entry
-// equal to the best t may still hold an equal t at a smaller index).
-fn considerChild(ray: Ray, frame: RayFrame, c: u32, limit: f32, pend: ptr<function, Pending>) {
-  let child = nodes[c];
-  let t = rayAabbEntry(ray.origin, frame.inv, frame.par, child.min, child.max);
-  if (t < 0.0 || t > limit) {
-    return;
-  }
-  if ((*pend).count == 0u) {
-    (*pend).first = c;
-    (*pend).tFirst = t;
-  } else if (t < (*pend).tFirst) {
-    (*pend).second = (*pend).first;
-    (*pend).first = c;
-  } else {
-    (*pend).second = c;
-  }
-  (*pend).count += 1u;
-}
-
-// Pushes the farther child first, so the nearer one is popped next. False on overflow.
-fn pushPending(stack: ptr<function, array<u32, BVH_STACK>>, sp: ptr<function, u32>, pend: Pending) -> bool {
-  if (*sp + pend.count > BVH_STACK) {
-    return false;
-  }
-  if (pend.count == 2u) {
-    (*stack)[*sp] = pend.second;
-    *sp += 1u;
-  }
-  if (pend.count >= 1u) {
-    (*stack)[*sp] = pend.first;
-    *sp += 1u;
-  }
-  return true;
-}
-
-// Tests one child of a node: a leaf is tested at once (closest or any), an internal child
-// returns its AABB entry distance (or -1 when the ray misses it or meets it beyond `limit`).
-fn walkChild(anyMode: bool, ray: Ray, frame: RayFrame, c: u32, limit: f32, solid: bool, walk: ptr<function, Walk>) -> f32 {
-  if ((c & BVH_LEAF) != 0u) {
-    let i = c & ~BVH_LEAF;
-    if (anyMode) {
-      if (visitAny(ray, i, loadBox(i), solid)) {
-        (*walk).found = true;
-      }
-    } else {
-      visitClosest(ray, i, loadBox(i), solid, &(*walk).best);
+// Tests the box of leaf pointer c (closest or any).
+fn walkLeaf(anyMode: bool, ray: Ray, c: u32, solid: bool, walk: ptr<function, Walk>) {
+  let i = c & ~BVH_LEAF;
+  if (anyMode) {
+    if (visitAny(ray, i, loadBox(i), solid)) {
+      (*walk).found = true;
     }
-    return -1.0;
+  } else {
+    visitClosest(ray, i, loadBox(i), solid, &(*walk).best);
   }
-  let child = nodes[c];
-  let t = rayAabbEntry(ray.origin, frame.inv, frame.par, child.min, child.max);
-  // <= keeps a child whose entry equals the best t: it may hold an equal t at a smaller index.
-  return select(-1.0, t, t <= limit);
 }
 
-// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit). Ordered
-// walk: the nearer child is visited first, each stacked node with its entry distance, so a node
-// the best hit has since passed is dropped without reading it.
+// Sorts (t, p) by t descending, four entries (a sorting network; the misses, −1, go last),
+// branch-free: each exchange a select, so the lanes of a SIMD group never diverge here.
+fn sortEntries(t: ptr<function, vec4f>, p: ptr<function, vec4u>) {
+  // (0, 1), (2, 3), (0, 2), (1, 3), (1, 2): each pair put in descending order.
+  var s = vec4<bool>((*t).y > (*t).x, (*t).y > (*t).x, (*t).w > (*t).z, (*t).w > (*t).z);
+  *t = select(*t, (*t).yxwz, s);
+  *p = select(*p, (*p).yxwz, s);
+  s = vec4<bool>((*t).z > (*t).x, (*t).w > (*t).y, (*t).z > (*t).x, (*t).w > (*t).y);
+  *t = select(*t, (*t).zwxy, s);
+  *p = select(*p, (*p).zwxy, s);
+  let m = (*t).z > (*t).y;
+  s = vec4<bool>(false, m, m, false);
+  *t = select(*t, (*t).xzyw, s);
+  *p = select(*p, (*p).xzyw, s);
+}
+
+// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit). Each step
+// pops a record (dropped when its entry distance is beyond the best t), tests its leaves' boxes
+// (each may lower the best t), then pushes its internal entries still within reach, farthest
+// first, so the nearest is popped next.
 fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
   if (params.boxCount == 0u) {
     return;
   }
   if (params.boxCount == 1u) {
-    if (anyMode) {
-      (*walk).found = visitAny(ray, 0u, loadBox(0u), solid);
-    } else {
-      visitClosest(ray, 0u, loadBox(0u), solid, &(*walk).best);
-    }
+    walkLeaf(anyMode, ray, BVH_LEAF, solid, walk);
     return;
   }
   let frame = rayFrame(ray.direction);
   var stackNode: array<u32, BVH_STACK>;
   var stackT: array<f32, BVH_STACK>;
-  let root = nodes[0];
-  stackT[0] = rayAabbEntry(ray.origin, frame.inv, frame.par, root.min, root.max);
-  if (stackT[0] < 0.0) {
-    return;
-  }
+  // The root's record (its entries' AABBs decide; the root's own adds nothing).
+  stackNode[0] = 0u;
+  stackT[0] = 0.0;
   var sp = 1u;
   while (sp > 0u) {
     sp -= 1u;
@@ -147,38 +128,36 @@ fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
     if (stackT[sp] > limit) {
       continue;
     }
-    let node = nodes[stackNode[sp]];
-    let tl = walkChild(anyMode, ray, frame, node.left, limit, solid, walk);
-    if ((*walk).found) {
-      return;
+    let w = stackNode[sp];
+    var t = wideEntries(ray.origin, frame, w, limit);
+    var p = bitcast<vec4u>(wide[BVH_WIDE_VEC4 * w + 6u]);
+    let leaf = (p & vec4u(BVH_LEAF)) != vec4u(0u);
+    // The leaves met, as a bit mask, one box test per set bit: a SIMD group runs as many tests as
+    // its busiest lane needs, not one per entry.
+    let met = leaf & (t >= vec4f(0.0));
+    var bits = select(0u, 1u, met.x) | select(0u, 2u, met.y) | select(0u, 4u, met.z) | select(0u, 8u, met.w);
+    while (bits != 0u) {
+      let k = firstTrailingBit(bits);
+      bits &= bits - 1u;
+      walkLeaf(anyMode, ray, p[k], solid, walk);
+      if ((*walk).found) {
+        return;
+      }
     }
     if (!anyMode) {
       limit = min(limit, (*walk).best.t);
     }
-    let tr = walkChild(anyMode, ray, frame, node.right, limit, solid, walk);
-    if ((*walk).found) {
-      return;
-    }
-    let pushes = select(0u, 1u, tl >= 0.0) + select(0u, 1u, tr >= 0.0);
+    t = select(vec4f(-1.0), t, !leaf & (t <= vec4f(limit)));
+    sortEntries(&t, &p);
+    let pushes = select(0u, 1u, t.x >= 0.0) + select(0u, 1u, t.y >= 0.0) + select(0u, 1u, t.z >= 0.0) + select(0u, 1u, t.w >= 0.0);
     if (sp + pushes > BVH_STACK) {
       (*walk).overflowed = true;
       return;
     }
-    // Farther child first, so the nearer one is popped next.
-    if (tl >= 0.0 && tr >= 0.0) {
-      let leftFirst = tl <= tr;
-      stackNode[sp] = select(node.left, node.right, leftFirst);
-      stackT[sp] = select(tl, tr, leftFirst);
-      stackNode[sp + 1u] = select(node.right, node.left, leftFirst);
-      stackT[sp + 1u] = select(tr, tl, leftFirst);
-      sp += 2u;
-    } else if (tl >= 0.0) {
-      stackNode[sp] = node.left;
-      stackT[sp] = tl;
-      sp += 1u;
-    } else if (tr >= 0.0) {
-      stackNode[sp] = node.right;
-      stackT[sp] = tr;
+    // Farthest first (sorted descending; the misses, −1, at the end).
+    for (var k = 0u; k < pushes; k++) {
+      stackNode[sp] = p[k];
+      stackT[sp] = t[k];
       sp += 1u;
     }
   }
@@ -198,22 +177,22 @@ fn walkTreeAll(ray: Ray, r: u32, solid: bool) -> bool {
   var sp = 1u;
   while (sp > 0u) {
     sp -= 1u;
-    let node = nodes[stack[sp]];
-    let tNode = rayAabbEntry(ray.origin, frame.inv, frame.par, node.min, node.max);
-    if (tNode < 0.0 || tNode > ray.maxDistance) {
-      continue;
-    }
-    var pend = Pending(0u, 0u, 0u, 0.0);
-    for (var side = 0u; side < 2u; side++) {
-      let c = select(node.right, node.left, side == 0u);
-      if ((c & BVH_LEAF) == 0u) {
-        considerChild(ray, frame, c, ray.maxDistance, &pend);
-      } else {
-        visitAll(ray, r, c & ~BVH_LEAF, loadBox(c & ~BVH_LEAF), solid);
+    let w = stack[sp];
+    let t = wideEntries(ray.origin, frame, w, ray.maxDistance);
+    let p = bitcast<vec4u>(wide[BVH_WIDE_VEC4 * w + 6u]);
+    for (var k = 0u; k < 4u; k++) {
+      if (t[k] < 0.0) {
+        continue;
       }
-    }
-    if (!pushPending(&stack, &sp, pend)) {
-      return false;
+      if ((p[k] & BVH_LEAF) != 0u) {
+        visitAll(ray, r, p[k] & ~BVH_LEAF, loadBox(p[k] & ~BVH_LEAF), solid);
+      } else {
+        if (sp >= BVH_STACK) {
+          return false;
+        }
+        stack[sp] = p[k];
+        sp += 1u;
+      }
     }
   }
   return true;

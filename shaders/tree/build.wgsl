@@ -12,6 +12,8 @@
 //   bvhRefitArgs      (one thread) indirect dispatch arguments for the current frontier, and an
 //                     empty next frontier
 //   bvhRefitNodes     computes each frontier node's AABB from its children and moves up
+//   bvhWiden          (after the refit) one thread per internal node: its wide record, the
+//                     nodes two levels down with their AABBs, which the ray walks read
 //
 // Why the refit needs no memory ordering between invocations: a node is put on the frontier
 // by the atomicAdd that returns 1 on its counter (exactly one child sees that value; atomic
@@ -25,8 +27,9 @@
 //   3 keys, 4 vals: array<u32>; 5 nodes: array<BvhNode>; 6 parents: array<u32> (internal nodes
 //   first, then leaves by sorted position); 7 refitCount: array<atomic<u32>>; 8 listOut:
 //   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
-//   array<atomic<u32>> ([0] = times the root was refitted). Workgroup size BVH_WG (the bounds
-//   reduction: override BOUNDS_WG).
+//   array<atomic<u32>> ([0] = times the root was refitted); 12 wide: array<vec4f> (BVH_WIDE_VEC4
+//   vec4 per internal node, see bvhWiden). Workgroup size BVH_WG (the bounds reduction: override
+//   BOUNDS_WG).
 
 @group(0) @binding(0) var<uniform> bvhParams: BvhParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -40,6 +43,7 @@
 @group(0) @binding(9) var<storage, read> listIn: array<u32>;
 @group(0) @binding(10) var<storage, read_write> args: array<u32>;
 @group(0) @binding(11) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(12) var<storage, read_write> wide: array<vec4f>;
 
 // The bounds reduction's workgroup shape (WGSL overrides; narrow on CPU adapters, see RadixSort).
 override BOUNDS_WG: u32 = 256u;
@@ -273,4 +277,58 @@ fn bvhRefitNodes(
     return;
   }
   arrive(parent);
+}
+
+// The wide record of internal node n: the nodes two levels below it, so a walk that starts at the
+// root's record and steps from record to record visits every other level of the binary tree and
+// tests up to four boxes at once. An entry is a child of n that is a leaf, or a child of n's
+// internal child (leaf or internal): its pointer (as the binary tree's: BVH_LEAF | box, or an
+// internal node whose record is the next step) and its AABB (a leaf's padded box AABB, an internal
+// node's refitted AABB: the same floats the binary walk tests). Layout, structure of arrays over
+// the four entries: min x, min y, min z, max x, max y, max z (vec4f each), then the pointers
+// (vec4u bits); unused entries point at BVH_NONE. Reads only what the refit finished (the nodes'
+// AABBs, written by earlier dispatches).
+@compute @workgroup_size(BVH_WG)
+fn bvhWiden(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let n = bvhThread(lid, wid, nwg);
+  if (n + 1u >= bvhParams.count) {
+    return;
+  }
+  var ptrs = vec4u(BVH_NONE);
+  var lo = array<vec3f, 4>(vec3f(0.0), vec3f(0.0), vec3f(0.0), vec3f(0.0));
+  var hi = array<vec3f, 4>(vec3f(0.0), vec3f(0.0), vec3f(0.0), vec3f(0.0));
+  var count = 0u;
+  let node = nodes[n];
+  for (var side = 0u; side < 2u; side++) {
+    let c = select(node.right, node.left, side == 0u);
+    if ((c & BVH_LEAF) != 0u) {
+      let b = childBounds(c);
+      ptrs[count] = c;
+      lo[count] = b.min;
+      hi[count] = b.max;
+      count += 1u;
+      continue;
+    }
+    let inner = nodes[c];
+    for (var g = 0u; g < 2u; g++) {
+      let e = select(inner.right, inner.left, g == 0u);
+      let b = childBounds(e);
+      ptrs[count] = e;
+      lo[count] = b.min;
+      hi[count] = b.max;
+      count += 1u;
+    }
+  }
+  let at = BVH_WIDE_VEC4 * n;
+  wide[at] = vec4f(lo[0].x, lo[1].x, lo[2].x, lo[3].x);
+  wide[at + 1u] = vec4f(lo[0].y, lo[1].y, lo[2].y, lo[3].y);
+  wide[at + 2u] = vec4f(lo[0].z, lo[1].z, lo[2].z, lo[3].z);
+  wide[at + 3u] = vec4f(hi[0].x, hi[1].x, hi[2].x, hi[3].x);
+  wide[at + 4u] = vec4f(hi[0].y, hi[1].y, hi[2].y, hi[3].y);
+  wide[at + 5u] = vec4f(hi[0].z, hi[1].z, hi[2].z, hi[3].z);
+  wide[at + 6u] = bitcast<vec4f>(ptrs);
 }

@@ -59,7 +59,7 @@ export async function broadAndNarrow(
         Math.ceil(a.count / broadGrid.workgroupSize), 'obb:gridPairs');
     } else if ('bvh' in accel && broadTree) {
       dispatch(device, pass, broadTree, {
-        ...list, boxesA: a.buffer, boxesB: b.buffer, nodes: accel.bvh.nodes, overflowCount: run.overflow, leafOrder: accel.bvh.leafOrder,
+        ...list, boxesA: a.buffer, boxesB: b.buffer, wide: accel.bvh.wide, overflowCount: run.overflow, leafOrder: accel.bvh.leafOrder,
       }, Math.ceil(a.count / broadTree.workgroupSize), 'obb:bvhPairs');
     }
     dispatch(device, pass, args, { params: out.params, candidateCount: run.count, narrowArgs: run.args }, 1, 'obb:pairs-narrow-args');

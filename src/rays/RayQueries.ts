@@ -256,7 +256,7 @@ export class RayQueries {
     const kernel = await getKernel(this.ctx.device, kernelName, this.workgroupSize, this.constants);
     const buffers = {
       params, boxes: set.buffer, boxMasks: set.maskBuffer, rays, ...outputs,
-      ...(walk ? { nodes: walk.bvh.nodes, overflowCount: walk.overflow } : {}),
+      ...(walk ? { wide: walk.bvh.wide, overflowCount: walk.overflow } : {}),
     } as KernelBuffers<typeof kernelName>;
     const own = encoder === undefined;
     await this.ctx.scoped(`${operation}${walk ? ' (BVH)' : ''} (${rayCount} rays × ${set.count} boxes)`, () => {

@@ -7,11 +7,15 @@
  * (see build.wgsl for why that needs no cross-invocation memory ordering). Refit alone (boxes
  * moved, same count) redoes only the last step.
  *
- * Memory per box: 48 B (the box) + 32 B (node) + 8 B (key, value) + 8 B (sort scratch)
- * + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 116 B: a 1M-box tree
- * takes about 68 MB besides the boxes.
+ * Build and refit end with the wide records (bvhWiden): per internal node its up-to-four nodes
+ * two levels down and their AABBs, which the ray walks step through (every other level, four
+ * AABBs per step).
+ *
+ * Memory per box: 48 B (the box) + 32 B (node) + 112 B (wide record) + 8 B (key, value) + 8 B
+ * (sort scratch) + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 228 B: a
+ * 1M-box tree takes about 180 MB besides the boxes.
  */
-import { BVH_REFIT_STEPS, BVH_WG } from '../constants.ts';
+import { BVH_REFIT_STEPS, BVH_WG, BVH_WIDE_VEC4 } from '../constants.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { BufferUsage } from '../runtime/flags.ts';
@@ -25,7 +29,7 @@ import { blockTuning, type BlockTuning } from '../runtime/scan.ts';
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
 const BUILD_KERNELS: readonly KernelName[] = [
-  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes',
+  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes', 'bvhWiden',
 ];
 
 /** The phases of a build, in order (see profileBuild). */
@@ -38,6 +42,9 @@ export interface BvhSnapshot {
   /** Internal nodes: min xyz, left, max xyz, right per node (8 words; floats as Float32Array). */
   readonly nodeFloats: Float32Array;
   readonly nodeWords: Uint32Array;
+  /** Wide records (BVH_WIDE_VEC4 vec4 per internal node: min x, y, z, max x, y, z of four entries, then their pointers). */
+  readonly wideFloats: Float32Array;
+  readonly wideWords: Uint32Array;
   /** Sorted Morton codes and the box index at each sorted position. */
   readonly keys: Uint32Array;
   readonly values: Uint32Array;
@@ -63,6 +70,11 @@ export class Bvh {
   readonly capacity: number;
   /** Internal nodes, `count − 1` of them (one buffer entry at least). */
   readonly nodes: GPUBuffer;
+  /**
+   * The wide records the ray walks read (bvhWiden in shaders/tree/build.wgsl): per internal node
+   * its up-to-four nodes two levels down with their AABBs, BVH_WIDE_VEC4 × 16 bytes each.
+   */
+  readonly wide: GPUBuffer;
   private readonly keys: GPUBuffer;
   private readonly values: GPUBuffer;
   /** The boxes in Morton order (the last build's sorted values), a permutation of 0 .. count − 1. */
@@ -94,6 +106,7 @@ export class Bvh {
     const make = (label: string, size: number, usage = STORAGE): GPUBuffer =>
       ctx.createBuffer({ label: `${ctx.label}:bvh:${label}`, size: Math.max(16, size), usage });
     this.nodes = make('nodes', (n - 1) * BVH_NODE.SIZE);
+    this.wide = make('wide', (n - 1) * BVH_WIDE_VEC4 * 16);
     this.keys = make('keys', n * 4);
     this.values = make('values', n * 4);
     this.parents = make('parents', (2 * n - 1) * 4);
@@ -235,6 +248,8 @@ export class Bvh {
       pass.setBindGroup(0, nodesGroup);
       pass.dispatchWorkgroupsIndirect(this.args, 0);
     }
+    // The wide records, from the refitted AABBs (a later dispatch: it sees all of them).
+    dispatch(device, pass, await this.kernel('bvhWiden'), { bvhParams: this.params, boxes: this.set.buffer, nodes: this.nodes, wide: this.wide }, Math.ceil((n - 1) / BVH_WG), 'obb:bvh-widen');
   }
 
   /**
@@ -308,8 +323,9 @@ export class Bvh {
   async snapshot(): Promise<BvhSnapshot> {
     const n = this.builtCount;
     const internal = Math.max(0, n - 1);
-    const [nodes, keys, values, parents, status, bounds] = await Promise.all([
+    const [nodes, wide, keys, values, parents, status, bounds] = await Promise.all([
       this.ctx.readback(this.nodes, internal * BVH_NODE.SIZE),
+      this.ctx.readback(this.wide, internal * BVH_WIDE_VEC4 * 16),
       this.ctx.readback(this.keys, n * 4),
       this.ctx.readback(this.values, n * 4),
       this.ctx.readback(this.parents, Math.max(0, 2 * n - 1) * 4),
@@ -320,6 +336,8 @@ export class Bvh {
       count: n,
       nodeFloats: new Float32Array(nodes),
       nodeWords: new Uint32Array(nodes),
+      wideFloats: new Float32Array(wide),
+      wideWords: new Uint32Array(wide),
       keys: new Uint32Array(keys),
       values: new Uint32Array(values),
       parents: new Uint32Array(parents),
@@ -333,7 +351,7 @@ export class Bvh {
     if (!this.lifetime.end()) {
       return;
     }
-    for (const b of [this.nodes, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.bounds, this.params]) {
+    for (const b of [this.nodes, this.wide, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.bounds, this.params]) {
       this.ctx.destroyBuffer(b);
     }
     this.sort.destroy();

@@ -1,10 +1,12 @@
 /**
  * Tree quality in hardware-independent counts, from a tree read back (Bvh.snapshot): its SAH
- * cost, and per ray the nodes a closest-hit walk visits and the boxes it tests, by the walk of
- * shaders/rays/tree_walk.wgsl (walkTree: ordered, nearer child first, pruned by the best t) in
- * float64. For the bench and tests; no query uses it.
+ * cost, and per ray the steps a closest-hit walk takes and the boxes it tests, in float64: the
+ * walk of shaders/rays/tree_walk.wgsl over the wide records (walkTree: a record per step, its four
+ * AABBs tested, leaves' boxes tested, internal entries pushed farthest first, pruned by the best
+ * t), or the binary walk it replaced (a node per step, leaf children tested unconditionally).
+ * For the bench and tests; no query uses it.
  */
-import { BVH_LEAF, EPS_DIR } from '../constants.ts';
+import { BVH_AABB_PAD, BVH_LEAF, EPS_DIR } from '../constants.ts';
 import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
 import { aabbHalfWidthAt } from '../core/helpers.ts';
 import { makeRayObbScratch, rayObbAt } from '../reference/query/rayObb.ts';
@@ -76,7 +78,7 @@ function aabbEntry(o: Vec3, inv: Vec3, par: readonly [boolean, boolean, boolean]
   return tIn > tOut ? -1 : tIn;
 }
 
-/** Per ray: internal nodes visited and boxes tested by the closest-hit walk, and the box it found (−1: none). */
+/** Per ray: the walk's steps (nodes or wide records visited) and boxes tested, and the box it found (−1: none). */
 export interface WalkCounts {
   readonly nodes: Uint32Array;
   readonly boxTests: Uint32Array;
@@ -84,10 +86,84 @@ export interface WalkCounts {
 }
 
 /**
- * The closest-hit walk of every ray over the tree, counted. `origin`: the set's floating origin
- * (the tree's coordinates are relative to it; boxes and rays are in world coordinates).
+ * The wide records of a binary tree, as bvhWiden makes them: per internal node up to four
+ * entries two levels down (pointer, AABB: a leaf's padded box AABB as obbAabb pads it, an
+ * internal node's), unused entries BVH_NONE; AABBs relative to `origin`.
  */
-export function bvhWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, rays: RayArray): WalkCounts {
+export function wideRecords(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3): { readonly ptrs: Uint32Array; readonly bounds: Float64Array } {
+  const internal = Math.max(0, tree.count - 1);
+  const ptrs = new Uint32Array(4 * internal).fill(0xffffffff);
+  const bounds = new Float64Array(24 * internal);
+  const f = tree.nodeFloats;
+  const w = tree.nodeWords;
+  const bound = (c: number, out: number): void => {
+    if ((c & BVH_LEAF) !== 0) {
+      const o = ((c & ~BVH_LEAF) >>> 0) * BOX_F64.STRIDE;
+      for (let k = 0; k < 3; k++) {
+        const e = aabbHalfWidthAt(boxes.data, o, k);
+        const c0 = boxes.data[o + k]! - origin[k]!;
+        const pad = BVH_AABB_PAD * (e + Math.abs(c0)) + 1e-30;
+        bounds[out + k] = c0 - e - pad;
+        bounds[out + 3 + k] = c0 + e + pad;
+      }
+      return;
+    }
+    for (let k = 0; k < 3; k++) {
+      bounds[out + k] = f[8 * c + k]!;
+      bounds[out + 3 + k] = f[8 * c + 4 + k]!;
+    }
+  };
+  for (let n = 0; n < internal; n++) {
+    let count = 0;
+    const add = (c: number): void => {
+      ptrs[4 * n + count] = c;
+      bound(c, 24 * n + 6 * count);
+      count++;
+    };
+    for (const c of [w[8 * n + 3]!, w[8 * n + 7]!]) {
+      if ((c & BVH_LEAF) !== 0) {
+        add(c);
+      } else {
+        add(w[8 * c + 3]!);
+        add(w[8 * c + 7]!);
+      }
+    }
+  }
+  return { ptrs, bounds };
+}
+
+/** Entry distance into the AABB at bounds[at .. at + 6) (min xyz, max xyz), −1 on a miss. */
+function boundsEntry(o: Vec3, inv: Vec3, par: readonly [boolean, boolean, boolean], b: Float64Array, at: number): number {
+  let tIn = 0;
+  let tOut = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const mn = b[at + k]!;
+    const mx = b[at + 3 + k]!;
+    const ok = o[k]!;
+    if (par[k]) {
+      if (ok < mn || ok > mx) {
+        return -1;
+      }
+      continue;
+    }
+    const t1 = (mn - ok) * inv[k]!;
+    const t2 = (mx - ok) * inv[k]!;
+    tIn = Math.max(tIn, Math.min(t1, t2));
+    tOut = Math.min(tOut, Math.max(t1, t2));
+  }
+  return tIn > tOut ? -1 : tIn;
+}
+
+/**
+ * The closest-hit walk of every ray over the tree, counted: by the wide records (`walk: 'wide'`,
+ * the default: what the kernels run) or the binary nodes (`'binary'`: the walk before them).
+ * `origin`: the set's floating origin (the tree's coordinates are relative to it; boxes and rays
+ * are in world coordinates).
+ */
+export function bvhWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, rays: RayArray, walk: 'wide' | 'binary' = 'wide'): WalkCounts {
+  if (walk === 'wide') {
+    return wideWalkCounts(tree, boxes, origin, rays);
+  }
   const nodes = new Uint32Array(rays.count);
   const boxTests = new Uint32Array(rays.count);
   const found = new Int32Array(rays.count).fill(-1);
@@ -159,6 +235,71 @@ export function bvhWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, 
       }
     }
     nodes[r] = visited;
+    boxTests[r] = tested;
+  }
+  return { nodes, boxTests, box: found };
+}
+
+function wideWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, rays: RayArray): WalkCounts {
+  const nodes = new Uint32Array(rays.count);
+  const boxTests = new Uint32Array(rays.count);
+  const found = new Int32Array(rays.count).fill(-1);
+  const { ptrs, bounds } = wideRecords(tree, boxes, origin);
+  const s = makeRayObbScratch();
+  const stackNode: number[] = [];
+  const stackT: number[] = [];
+  for (let r = 0; r < rays.count; r++) {
+    const q = r * RAY_F64.STRIDE;
+    const o: Vec3 = [rays.data[q]! - origin[0], rays.data[q + 1]! - origin[1], rays.data[q + 2]! - origin[2]];
+    const d: Vec3 = [rays.data[q + 3]!, rays.data[q + 4]!, rays.data[q + 5]!];
+    const len = Math.hypot(...d);
+    const dir: Vec3 = [d[0] / len, d[1] / len, d[2] / len];
+    const maxDistance = rays.data[q + 6]!;
+    const par: [boolean, boolean, boolean] = [Math.abs(dir[0]) < EPS_DIR, Math.abs(dir[1]) < EPS_DIR, Math.abs(dir[2]) < EPS_DIR];
+    const inv: Vec3 = [par[0] ? 0 : 1 / dir[0], par[1] ? 0 : 1 / dir[1], par[2] ? 0 : 1 / dir[2]];
+    let best = Infinity;
+    let steps = 0;
+    let tested = 0;
+    const test = (i: number): void => {
+      tested++;
+      if (rayObbAt(boxes.data, i, rays.data, r, true, s) && s.t <= maxDistance && (s.t < best || (s.t === best && i < found[r]!))) {
+        best = s.t;
+        found[r] = i;
+      }
+    };
+    if (tree.count === 1) {
+      test(0);
+    } else if (tree.count > 1) {
+      stackNode.length = 0;
+      stackT.length = 0;
+      stackNode.push(0);
+      stackT.push(0);
+      while (stackNode.length > 0) {
+        const w = stackNode.pop()!;
+        const tw = stackT.pop()!;
+        if (tw > Math.min(maxDistance, best)) {
+          continue;
+        }
+        steps++;
+        const limit = Math.min(maxDistance, best);
+        const t = [0, 1, 2, 3].map((k) => (ptrs[4 * w + k] === 0xffffffff ? -1 : boundsEntry(o, inv, par, bounds, 24 * w + 6 * k))).map((x) => (x <= limit ? x : -1));
+        for (let k = 0; k < 4; k++) {
+          const p = ptrs[4 * w + k]!;
+          if (p !== 0xffffffff && (p & BVH_LEAF) !== 0 && t[k]! >= 0) {
+            test((p & ~BVH_LEAF) >>> 0);
+          }
+        }
+        const after = Math.min(maxDistance, best);
+        const inner = [0, 1, 2, 3]
+          .filter((k) => (ptrs[4 * w + k]! & BVH_LEAF) === 0 && t[k]! >= 0 && t[k]! <= after)
+          .sort((a, b) => t[b]! - t[a]!);
+        for (const k of inner) {
+          stackNode.push(ptrs[4 * w + k]!);
+          stackT.push(t[k]!);
+        }
+      }
+    }
+    nodes[r] = steps;
     boxTests[r] = tested;
   }
   return { nodes, boxTests, box: found };

@@ -231,6 +231,52 @@ export async function invariants(kind: string, n: number, seed: number, refitAft
       if (nodeSeen.some((x) => x === 0)) {
         errors.push(`${nodeSeen.filter((x) => x === 0).length} internal nodes never reached`);
       }
+      // The wide records the walks read, from the root's: every box exactly once as a leaf entry,
+      // an internal entry's AABB the node's own (the same floats), a leaf entry's containing the
+      // box's exact AABB, unused entries only after used ones, and each record's entries exactly
+      // the nodes two levels below its node.
+      const wideSeen = new Uint8Array(n);
+      const wide: number[] = [0];
+      const W = 28;
+      while (wide.length > 0 && errors.length <= 5) {
+        const r = wide.pop()!;
+        const expected: number[] = [];
+        for (const c of [s.nodeWords[8 * r + 3]!, s.nodeWords[8 * r + 7]!]) {
+          if (c & 0x80000000) {
+            expected.push(c);
+          } else {
+            expected.push(s.nodeWords[8 * c + 3]!, s.nodeWords[8 * c + 7]!);
+          }
+        }
+        const ptrs = Array.from(s.wideWords.subarray(W * r + 24, W * r + 28));
+        if (ptrs.join() !== [...expected, 0xffffffff, 0xffffffff].slice(0, 4).join()) {
+          errors.push(`wide record ${r}: entries ${ptrs.join()} instead of ${expected.join()}`);
+          break;
+        }
+        expected.forEach((c, k) => {
+          const lo = [0, 1, 2].map((a) => s.wideFloats[W * r + 4 * a + k]!);
+          const hi = [3, 4, 5].map((a) => s.wideFloats[W * r + 4 * a + k]!);
+          const [cmin, cmax] = aabbOf(c);
+          if (c & 0x80000000) {
+            const b = c & 0x7fffffff;
+            if (wideSeen[b]) {
+              errors.push(`leaf ${b} in two wide records`);
+            }
+            wideSeen[b] = 1;
+            if ([0, 1, 2].some((a) => lo[a]! > cmin[a]! || hi[a]! < cmax[a]!)) {
+              errors.push(`wide record ${r}: leaf ${b}'s AABB does not contain the box`);
+            }
+          } else {
+            if ([0, 1, 2].some((a) => lo[a] !== cmin[a] || hi[a] !== cmax[a])) {
+              errors.push(`wide record ${r}: node ${c}'s AABB is not the node's`);
+            }
+            wide.push(c);
+          }
+        });
+      }
+      if (wideSeen.some((x) => x === 0)) {
+        errors.push(`${wideSeen.filter((x) => x === 0).length} boxes in no wide record`);
+      }
     }
     bvh.destroy();
     set.destroy();

@@ -1,0 +1,89 @@
+/**
+ * The wide records and the counted walk on trees built on the GPU (Dawn in Node): the records
+ * bvhWiden wrote equal their CPU twin (wideRecords) entry for entry; the counted float64 walk
+ * finds the boxes the GPU walk and the reference find; and closest, any and all hits through the
+ * tree equal the reference on scenes that stress a tree: identical boxes, a planar scene, huge and
+ * tiny boxes mixed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32, randomBoxes, randomRays, type BoxArray, type ObbGpu } from '../../src/index.ts';
+import { closestHitGrid } from '../../src/reference/index.ts';
+import { anyHit, allHits } from '../../src/reference/raycast.ts';
+import { bvhSahCost, bvhWalkCounts, wideRecords } from '../../src/tree/quality.ts';
+import { BOX_F64 } from '../../src/core/types.ts';
+import { openNodeGpu, scoped } from './shared.ts';
+
+let gpu: ObbGpu;
+beforeAll(async () => {
+  gpu = await openNodeGpu();
+});
+afterAll(() => {
+  gpu?.destroy();
+});
+
+/** Scenes that stress a tree: copies of one box, boxes on a plane (zero height), huge and tiny mixed. */
+function scenes(): { name: string; boxes: BoxArray }[] {
+  const rnd = mulberry32(77);
+  const random = randomBoxes(4000, rnd, { extent: 60, halfMin: 0.1, halfMax: 2 });
+  const S = BOX_F64.STRIDE;
+  const identical: BoxArray = { count: 600, data: new Float64Array(600 * S) };
+  for (let i = 0; i < 600; i++) {
+    identical.data.set(random.data.subarray(0, S), i * S);
+  }
+  const planar = randomBoxes(3000, mulberry32(78), { extent: 80, halfMin: 0.2, halfMax: 1.5 });
+  for (let i = 0; i < planar.count; i++) {
+    planar.data[i * S + 2] = 0;
+    planar.data[i * S + BOX_F64.HALF + 2] = 0;
+  }
+  const mixed = randomBoxes(3000, mulberry32(79), { extent: 100, halfMin: 0.001, halfMax: 0.01 });
+  for (let i = 0; i < mixed.count; i += 50) {
+    for (let k = 0; k < 3; k++) {
+      mixed.data[i * S + BOX_F64.HALF + k] = 20 + 30 * rnd();
+    }
+  }
+  return [{ name: 'random', boxes: random }, { name: 'identical', boxes: identical }, { name: 'planar', boxes: planar }, { name: 'huge and tiny', boxes: mixed }];
+}
+
+describe('the wide tree', () => {
+  it('bvhWiden\'s records equal their CPU twin; the counted walk finds what the GPU and the reference find; every query equals the reference', async () => {
+    for (const { name, boxes } of scenes()) {
+      const set = gpu.createBoxSet(boxes);
+      await gpu.buildBvh(set);
+      const bvh = (await gpu.bvhOf(set))!;
+      const snap = await bvh.snapshot();
+      const twin = wideRecords(snap, boxes, set.origin);
+      expect(Array.from(snap.wideWords.filter((_, k) => k % 28 >= 24)), name).toEqual(Array.from(twin.ptrs));
+      // Internal entries: the node's AABB, the same floats; leaf entries: the padded box AABB, to f32.
+      let worst = 0;
+      for (let r = 0; r < snap.count - 1; r++) {
+        for (let k = 0; k < 4; k++) {
+          for (let a = 0; a < 6; a++) {
+            const gpuValue = snap.wideFloats[28 * r + 4 * a + k]!;
+            const cpuValue = twin.bounds[24 * r + 6 * k + a]!;
+            worst = Math.max(worst, Math.abs(gpuValue - cpuValue) / (1 + Math.abs(cpuValue)));
+          }
+        }
+      }
+      expect(worst, name).toBeLessThan(1e-5);
+      const rays = randomRays(3000, boxes, mulberry32(80), { extent: 120 });
+      const ref = closestHitGrid(boxes, rays);
+      const counts = bvhWalkCounts(snap, boxes, set.origin, rays);
+      const hits = await scoped(gpu, () => gpu.closestHit(set, rays, { accel: 'bvh' }));
+      let twinOff = 0;
+      let gpuOff = 0;
+      for (let r = 0; r < rays.count; r++) {
+        twinOff += counts.box[r] === ref.box[r] ? 0 : 1;
+        gpuOff += hits.box[r] === ref.box[r] ? 0 : 1;
+      }
+      expect([twinOff, gpuOff], name).toEqual([0, 0]);
+      const any = await gpu.anyHit(set, rays, { accel: 'bvh' });
+      expect(Array.from(any, (x) => (x ? 1 : 0)), name).toEqual(Array.from(anyHit(boxes, rays)));
+      const all = await gpu.allHits(set, rays, { accel: 'bvh' });
+      const refAll = allHits(boxes, rays);
+      expect(all.count, name).toBe(refAll.count);
+      expect(bvhSahCost(snap, boxes), name).toBeGreaterThan(1);
+      expect(Math.max(...counts.nodes), name).toBeGreaterThan(0);
+      set.destroy();
+    }
+  });
+});
