@@ -104,8 +104,8 @@ export const BVH_BOUNDS_PER_THREAD = 4;
 export const BVH_LEAF = 0x80000000;
 /** No node (the root's parent, an empty tree). */
 export const BVH_NONE = 0xffffffff;
-/** vec4 entries per wide record of the BVH (bvhWiden in shaders/tree/build.wgsl): six of bounds, one of pointers. */
-export const BVH_WIDE_VEC4 = 7;
+/** vec4 per wide record of the BVH (shaders/tree/build.wgsl): four entries of (min, pointer) and (max, 0). */
+export const BVH_WIDE_VEC4 = 8;
 /**
  * Refit steps: the height of a Karras tree is bounded by the key length. Each internal node's
  * common-prefix length δ exceeds its parent's, and δ lies in [0, 63] for 30-bit codes with the

@@ -1,7 +1,7 @@
 // pairs/tree.wgsl — the broad phase through the BVH over B.
 // Entry point: bvhPairs, one invocation per box i of A: walks the tree over B with i's AABB
-//   (grown by the tolerance), a wide record per step (its four AABBs tested at once, see
-//   bvhWiden in tree/build.wgsl), and lists every leaf whose box's AABB overlaps as a candidate
+//   (grown by the tolerance), a wide record per step (its four AABBs tested together, see
+//   tree/build.wgsl), and lists every leaf whose box's AABB overlaps as a candidate
 //   (j > i with PAIR_OPT_SELF); pairs/narrow.wgsl then runs the SAT. A stack overflow is
 //   counted, and the host then answers by brute force.
 // Bindings: pairs/common.wgsl, pairs/candidates.wgsl, and wide: array<vec4f> (the wide records
@@ -52,12 +52,17 @@ fn bvhPairs(
   while (sp > 0u) {
     sp -= 1u;
     let at = BVH_WIDE_VEC4 * stack[sp];
-    let p = bitcast<vec4u>(wide[at + 6u]);
-    // aabbOverlap against the record's four AABBs at once (unused entries point at BVH_NONE).
-    let meets = (p != vec4u(BVH_NONE))
-      & (vec4f(aBox.min.x) <= wide[at + 3u]) & (wide[at] <= vec4f(aBox.max.x))
-      & (vec4f(aBox.min.y) <= wide[at + 4u]) & (wide[at + 1u] <= vec4f(aBox.max.y))
-      & (vec4f(aBox.min.z) <= wide[at + 5u]) & (wide[at + 2u] <= vec4f(aBox.max.z));
+    // Entry k: (min, pointer) at 2k, (max, 0) at 2k + 1 (tree/build.wgsl).
+    let a0 = wide[at];
+    let a1 = wide[at + 2u];
+    let a2 = wide[at + 4u];
+    let a3 = wide[at + 6u];
+    let p = bitcast<vec4u>(vec4f(a0.w, a1.w, a2.w, a3.w));
+    let lo = array<vec3f, 4>(a0.xyz, a1.xyz, a2.xyz, a3.xyz);
+    let hi = array<vec3f, 4>(wide[at + 1u].xyz, wide[at + 3u].xyz, wide[at + 5u].xyz, wide[at + 7u].xyz);
+    // aabbOverlap against each of the record's four AABBs (unused entries point at BVH_NONE).
+    let meets = (p != vec4u(BVH_NONE)) & vec4<bool>(
+      aabbOverlap(aBox, lo[0], hi[0]), aabbOverlap(aBox, lo[1], hi[1]), aabbOverlap(aBox, lo[2], hi[2]), aabbOverlap(aBox, lo[3], hi[3]));
     for (var k = 0u; k < 4u; k++) {
       if (!meets[k]) {
         continue;

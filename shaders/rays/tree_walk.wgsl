@@ -1,8 +1,8 @@
 // rays/tree_walk.wgsl — a ray's walk down the BVH (shaders/tree/build.wgsl builds it over
 // `boxes`): the same per-box steps as brute force (rays/common.wgsl: filters, slab test, tie
 // rule) over the boxes whose padded AABBs, and whose ancestors' AABBs, the ray meets. The walk
-// steps from wide record to wide record (bvhWiden: each internal node's up-to-four nodes two
-// levels down, their AABBs side by side), so it visits every other level of the binary tree and
+// steps from wide record to wide record (shaders/tree/build.wgsl: each internal node's up-to-four
+// nodes two levels down with their AABBs), so it visits every other level of the binary tree and
 // tests four AABBs per step in vector arithmetic. Ordered (nearer entries first) with pruning by
 // the best t so far. Linked by rays/tree.wgsl and lidar/tree.wgsl.
 // Bindings: wide: array<vec4f> (the tree's wide records, BVH_WIDE_VEC4 per internal node);
@@ -37,19 +37,44 @@ struct Walk {
   overflowed: bool,
 }
 
+// Wide record w (shaders/tree/build.wgsl: four entries of (min, pointer), (max, 0)) as
+// structure of arrays: lo[axis], hi[axis] over the four entries, and the pointers.
+struct WideRecord {
+  lo: array<vec4f, 3>,
+  hi: array<vec4f, 3>,
+  ptrs: vec4u,
+}
+
+fn wideRecord(w: u32) -> WideRecord {
+  let at = BVH_WIDE_VEC4 * w;
+  let a0 = wide[at];
+  let b0 = wide[at + 1u];
+  let a1 = wide[at + 2u];
+  let b1 = wide[at + 3u];
+  let a2 = wide[at + 4u];
+  let b2 = wide[at + 5u];
+  let a3 = wide[at + 6u];
+  let b3 = wide[at + 7u];
+  return WideRecord(
+    array<vec4f, 3>(vec4f(a0.x, a1.x, a2.x, a3.x), vec4f(a0.y, a1.y, a2.y, a3.y), vec4f(a0.z, a1.z, a2.z, a3.z)),
+    array<vec4f, 3>(vec4f(b0.x, b1.x, b2.x, b3.x), vec4f(b0.y, b1.y, b2.y, b3.y), vec4f(b0.z, b1.z, b2.z, b3.z)),
+    bitcast<vec4u>(vec4f(a0.w, a1.w, a2.w, a3.w)),
+  );
+}
+
 // Entry distances of the ray into the four AABBs of wide record w (the slab test: entry = the
 // largest near plane and 0, a miss when it is beyond the smallest far plane; axes along par by
 // containment); −1 where the ray misses, the entry is unused, or it lies beyond
 // `limit` (<=: an AABB entry equal to the best t may still hold an equal t at a smaller index).
 fn wideEntries(o: vec3f, frame: RayFrame, w: u32, limit: f32) -> vec4f {
-  let at = BVH_WIDE_VEC4 * w;
-  let mnx = wide[at];
-  let mny = wide[at + 1u];
-  let mnz = wide[at + 2u];
-  let mxx = wide[at + 3u];
-  let mxy = wide[at + 4u];
-  let mxz = wide[at + 5u];
-  let used = bitcast<vec4u>(wide[at + 6u]) != vec4u(BVH_NONE);
+  let r = wideRecord(w);
+  let mnx = r.lo[0];
+  let mny = r.lo[1];
+  let mnz = r.lo[2];
+  let mxx = r.hi[0];
+  let mxy = r.hi[1];
+  let mxz = r.hi[2];
+  let used = r.ptrs != vec4u(BVH_NONE);
   // Axes the ray runs along (par): decided by containment.
   let outX = vec4<bool>(frame.par.x) & ((vec4f(o.x) < mnx) | (vec4f(o.x) > mxx));
   let outY = vec4<bool>(frame.par.y) & ((vec4f(o.y) < mny) | (vec4f(o.y) > mxy));
@@ -130,7 +155,7 @@ fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
     }
     let w = stackNode[sp];
     var t = wideEntries(ray.origin, frame, w, limit);
-    var p = bitcast<vec4u>(wide[BVH_WIDE_VEC4 * w + 6u]);
+    var p = wideRecord(w).ptrs;
     let leaf = (p & vec4u(BVH_LEAF)) != vec4u(0u);
     // The leaves met, as a bit mask, one box test per set bit: a SIMD group runs as many tests as
     // its busiest lane needs, not one per entry.
@@ -179,7 +204,7 @@ fn walkTreeAll(ray: Ray, r: u32, solid: bool) -> bool {
     sp -= 1u;
     let w = stack[sp];
     let t = wideEntries(ray.origin, frame, w, ray.maxDistance);
-    let p = bitcast<vec4u>(wide[BVH_WIDE_VEC4 * w + 6u]);
+    let p = wideRecord(w).ptrs;
     for (var k = 0u; k < 4u; k++) {
       if (t[k] < 0.0) {
         continue;

@@ -11,9 +11,18 @@
 //                     arrives goes on the frontier list
 //   bvhRefitArgs      (one thread) indirect dispatch arguments for the current frontier, and an
 //                     empty next frontier
-//   bvhRefitNodes     computes each frontier node's AABB from its children and moves up
-//   bvhWiden          (after the refit) one thread per internal node: its wide record, the
-//                     nodes two levels down with their AABBs, which the ray walks read
+//   bvhRefitNodes     computes each frontier node's AABB from its children, writes the wide
+//                     records' entries it knows (below), and moves up
+//
+// The wide records (what every tree walk reads): per internal node n, the up-to-four nodes two
+// levels below it — a child of n that is a leaf, or the children of n's internal child — each
+// with its AABB, so a walk that starts at the root's record and steps from record to record
+// visits every other level of the binary tree and tests four AABBs per step. Entry k of record n
+// is two vec4f: (min xyz, pointer bits) and (max xyz, 0); entries 0 and 1 come from n's left
+// child, 2 and 3 from its right (a leaf child: itself, then BVH_NONE). The refit of node m writes
+// them from the AABBs it has just computed, the same floats the nodes hold: its leaf children
+// into its own record, its two children into its parent's (the side m is on). Every entry is
+// written by one invocation, every refit, and read only by later dispatches.
 //
 // Why the refit needs no memory ordering between invocations: a node is put on the frontier
 // by the atomicAdd that returns 1 on its counter (exactly one child sees that value; atomic
@@ -28,8 +37,8 @@
 //   first, then leaves by sorted position); 7 refitCount: array<atomic<u32>>; 8 listOut:
 //   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
 //   array<atomic<u32>> ([0] = times the root was refitted); 12 wide: array<vec4f> (BVH_WIDE_VEC4
-//   vec4 per internal node, see bvhWiden). Workgroup size BVH_WG (the bounds reduction: override
-//   BOUNDS_WG).
+//   vec4 per internal node: the wide records, above). Workgroup size BVH_WG (the bounds
+//   reduction: override BOUNDS_WG).
 
 @group(0) @binding(0) var<uniform> bvhParams: BvhParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -271,64 +280,30 @@ fn bvhRefitNodes(
   let b = childBounds(node.right);
   nodes[n].min = min(a.min, b.min);
   nodes[n].max = max(a.max, b.max);
+  // The wide records: this node's leaf children into its own, its children into its parent's.
+  if ((node.left & BVH_LEAF) != 0u) {
+    writeEntry(n, 0u, node.left, a);
+    writeEntry(n, 1u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)));
+  }
+  if ((node.right & BVH_LEAF) != 0u) {
+    writeEntry(n, 2u, node.right, b);
+    writeEntry(n, 3u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)));
+  }
   let parent = parents[n];
   if (parent == BVH_NONE) {
     atomicAdd(&status[0], 1u);
     return;
   }
+  let side = select(2u, 0u, nodes[parent].left == n);
+  writeEntry(parent, side, node.left, a);
+  writeEntry(parent, side + 1u, node.right, b);
   arrive(parent);
 }
 
-// The wide record of internal node n: the nodes two levels below it, so a walk that starts at the
-// root's record and steps from record to record visits every other level of the binary tree and
-// tests up to four boxes at once. An entry is a child of n that is a leaf, or a child of n's
-// internal child (leaf or internal): its pointer (as the binary tree's: BVH_LEAF | box, or an
-// internal node whose record is the next step) and its AABB (a leaf's padded box AABB, an internal
-// node's refitted AABB: the same floats the binary walk tests). Layout, structure of arrays over
-// the four entries: min x, min y, min z, max x, max y, max z (vec4f each), then the pointers
-// (vec4u bits); unused entries point at BVH_NONE. Reads only what the refit finished (the nodes'
-// AABBs, written by earlier dispatches).
-@compute @workgroup_size(BVH_WG)
-fn bvhWiden(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let n = bvhThread(lid, wid, nwg);
-  if (n + 1u >= bvhParams.count) {
-    return;
-  }
-  var ptrs = vec4u(BVH_NONE);
-  var lo = array<vec3f, 4>(vec3f(0.0), vec3f(0.0), vec3f(0.0), vec3f(0.0));
-  var hi = array<vec3f, 4>(vec3f(0.0), vec3f(0.0), vec3f(0.0), vec3f(0.0));
-  var count = 0u;
-  let node = nodes[n];
-  for (var side = 0u; side < 2u; side++) {
-    let c = select(node.right, node.left, side == 0u);
-    if ((c & BVH_LEAF) != 0u) {
-      let b = childBounds(c);
-      ptrs[count] = c;
-      lo[count] = b.min;
-      hi[count] = b.max;
-      count += 1u;
-      continue;
-    }
-    let inner = nodes[c];
-    for (var g = 0u; g < 2u; g++) {
-      let e = select(inner.right, inner.left, g == 0u);
-      let b = childBounds(e);
-      ptrs[count] = e;
-      lo[count] = b.min;
-      hi[count] = b.max;
-      count += 1u;
-    }
-  }
-  let at = BVH_WIDE_VEC4 * n;
-  wide[at] = vec4f(lo[0].x, lo[1].x, lo[2].x, lo[3].x);
-  wide[at + 1u] = vec4f(lo[0].y, lo[1].y, lo[2].y, lo[3].y);
-  wide[at + 2u] = vec4f(lo[0].z, lo[1].z, lo[2].z, lo[3].z);
-  wide[at + 3u] = vec4f(hi[0].x, hi[1].x, hi[2].x, hi[3].x);
-  wide[at + 4u] = vec4f(hi[0].y, hi[1].y, hi[2].y, hi[3].y);
-  wide[at + 5u] = vec4f(hi[0].z, hi[1].z, hi[2].z, hi[3].z);
-  wide[at + 6u] = bitcast<vec4f>(ptrs);
+// Entry k of node n's wide record: (min, pointer) and (max, 0).
+fn writeEntry(n: u32, k: u32, pointer: u32, box: Aabb) {
+  let at = BVH_WIDE_VEC4 * n + 2u * k;
+  wide[at] = vec4f(box.min, bitcast<f32>(pointer));
+  wide[at + 1u] = vec4f(box.max, 0.0);
 }
+

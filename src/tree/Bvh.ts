@@ -7,13 +7,13 @@
  * (see build.wgsl for why that needs no cross-invocation memory ordering). Refit alone (boxes
  * moved, same count) redoes only the last step.
  *
- * Build and refit end with the wide records (bvhWiden): per internal node its up-to-four nodes
- * two levels down and their AABBs, which the ray walks step through (every other level, four
- * AABBs per step).
+ * The refit also writes the wide records (shaders/tree/build.wgsl): per internal node its
+ * up-to-four nodes two levels down and their AABBs, which every walk steps through (every other
+ * level, four AABBs per step).
  *
- * Memory per box: 48 B (the box) + 32 B (node) + 112 B (wide record) + 8 B (key, value) + 8 B
- * (sort scratch) + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 228 B: a
- * 1M-box tree takes about 180 MB besides the boxes.
+ * Memory per box: 48 B (the box) + 32 B (node) + 128 B (wide record) + 8 B (key, value) + 8 B
+ * (sort scratch) + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 244 B: a
+ * 1M-box tree takes about 196 MB besides the boxes.
  */
 import { BVH_REFIT_STEPS, BVH_WG, BVH_WIDE_VEC4 } from '../constants.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
@@ -29,7 +29,7 @@ import { blockTuning, type BlockTuning } from '../runtime/scan.ts';
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
 const BUILD_KERNELS: readonly KernelName[] = [
-  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes', 'bvhWiden',
+  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes',
 ];
 
 /** The phases of a build, in order (see profileBuild). */
@@ -42,7 +42,7 @@ export interface BvhSnapshot {
   /** Internal nodes: min xyz, left, max xyz, right per node (8 words; floats as Float32Array). */
   readonly nodeFloats: Float32Array;
   readonly nodeWords: Uint32Array;
-  /** Wide records (BVH_WIDE_VEC4 vec4 per internal node: min x, y, z, max x, y, z of four entries, then their pointers). */
+  /** Wide records (BVH_WIDE_VEC4 vec4 per internal node: four entries of (min xyz, pointer bits) and (max xyz, 0)). */
   readonly wideFloats: Float32Array;
   readonly wideWords: Uint32Array;
   /** Sorted Morton codes and the box index at each sorted position. */
@@ -71,8 +71,8 @@ export class Bvh {
   /** Internal nodes, `count − 1` of them (one buffer entry at least). */
   readonly nodes: GPUBuffer;
   /**
-   * The wide records the ray walks read (bvhWiden in shaders/tree/build.wgsl): per internal node
-   * its up-to-four nodes two levels down with their AABBs, BVH_WIDE_VEC4 × 16 bytes each.
+   * The wide records every walk reads (written by the refit, shaders/tree/build.wgsl): per
+   * internal node its up-to-four nodes two levels down with their AABBs, BVH_WIDE_VEC4 × 16 bytes each.
    */
   readonly wide: GPUBuffer;
   private readonly keys: GPUBuffer;
@@ -234,7 +234,7 @@ export class Bvh {
     const groups = (listIn: GPUBuffer, listOut: GPUBuffer): [GPUBindGroup, GPUBindGroup] => [
       bindGroup(device, argsKernel, { listOut, listIn, args: this.args }, 'obb:bvh-refit-args'),
       bindGroup(device, nodesKernel, {
-        boxes: this.set.buffer, nodes: this.nodes, parents: this.parents, refitCount: this.refitCount, listOut, listIn, status: this.status,
+        boxes: this.set.buffer, nodes: this.nodes, parents: this.parents, refitCount: this.refitCount, listOut, listIn, status: this.status, wide: this.wide,
       }, 'obb:bvh-refit-nodes'),
     ];
     const even = groups(this.lists[0], this.lists[1]);
@@ -248,8 +248,6 @@ export class Bvh {
       pass.setBindGroup(0, nodesGroup);
       pass.dispatchWorkgroupsIndirect(this.args, 0);
     }
-    // The wide records, from the refitted AABBs (a later dispatch: it sees all of them).
-    dispatch(device, pass, await this.kernel('bvhWiden'), { bvhParams: this.params, boxes: this.set.buffer, nodes: this.nodes, wide: this.wide }, Math.ceil((n - 1) / BVH_WG), 'obb:bvh-widen');
   }
 
   /**

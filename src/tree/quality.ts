@@ -86,9 +86,10 @@ export interface WalkCounts {
 }
 
 /**
- * The wide records of a binary tree, as bvhWiden makes them: per internal node up to four
- * entries two levels down (pointer, AABB: a leaf's padded box AABB as obbAabb pads it, an
- * internal node's), unused entries BVH_NONE; AABBs relative to `origin`.
+ * The wide records of a binary tree, as the refit writes them (shaders/tree/build.wgsl): per
+ * internal node four entries two levels down, 0 and 1 from its left child, 2 and 3 from its right
+ * (pointer, AABB: a leaf's padded box AABB as obbAabb pads it, an internal node's), unused entries
+ * BVH_NONE; AABBs relative to `origin`.
  */
 export function wideRecords(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3): { readonly ptrs: Uint32Array; readonly bounds: Float64Array } {
   const internal = Math.max(0, tree.count - 1);
@@ -114,20 +115,14 @@ export function wideRecords(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3): {
     }
   };
   for (let n = 0; n < internal; n++) {
-    let count = 0;
-    const add = (c: number): void => {
-      ptrs[4 * n + count] = c;
-      bound(c, 24 * n + 6 * count);
-      count++;
-    };
-    for (const c of [w[8 * n + 3]!, w[8 * n + 7]!]) {
-      if ((c & BVH_LEAF) !== 0) {
-        add(c);
-      } else {
-        add(w[8 * c + 3]!);
-        add(w[8 * c + 7]!);
-      }
-    }
+    // Entries 0, 1 from the left child, 2, 3 from the right (a leaf: itself, then none).
+    [w[8 * n + 3]!, w[8 * n + 7]!].forEach((c, side) => {
+      const pair = (c & BVH_LEAF) !== 0 ? [c] : [w[8 * c + 3]!, w[8 * c + 7]!];
+      pair.forEach((e, j) => {
+        ptrs[4 * n + 2 * side + j] = e;
+        bound(e, 24 * n + 6 * (2 * side + j));
+      });
+    });
   }
   return { ptrs, bounds };
 }

@@ -233,11 +233,10 @@ export async function invariants(kind: string, n: number, seed: number, refitAft
       }
       // The wide records the walks read, from the root's: every box exactly once as a leaf entry,
       // an internal entry's AABB the node's own (the same floats), a leaf entry's containing the
-      // box's exact AABB, unused entries only after used ones, and each record's entries exactly
-      // the nodes two levels below its node.
+      // box's exact AABB, and each record's entries exactly the nodes two levels below its node.
       const wideSeen = new Uint8Array(n);
       const wide: number[] = [0];
-      const W = 28;
+      const W = 32;
       while (wide.length > 0 && errors.length <= 5) {
         const r = wide.pop()!;
         const expected: number[] = [];
@@ -248,14 +247,17 @@ export async function invariants(kind: string, n: number, seed: number, refitAft
             expected.push(s.nodeWords[8 * c + 3]!, s.nodeWords[8 * c + 7]!);
           }
         }
-        const ptrs = Array.from(s.wideWords.subarray(W * r + 24, W * r + 28));
-        if (ptrs.join() !== [...expected, 0xffffffff, 0xffffffff].slice(0, 4).join()) {
+        const ptrs = [0, 1, 2, 3].map((k) => s.wideWords[W * r + 8 * k + 3]!);
+        if (ptrs.filter((p) => p !== 0xffffffff).join() !== expected.join()) {
           errors.push(`wide record ${r}: entries ${ptrs.join()} instead of ${expected.join()}`);
           break;
         }
-        expected.forEach((c, k) => {
-          const lo = [0, 1, 2].map((a) => s.wideFloats[W * r + 4 * a + k]!);
-          const hi = [3, 4, 5].map((a) => s.wideFloats[W * r + 4 * a + k]!);
+        ptrs.forEach((c, k) => {
+          if (c === 0xffffffff) {
+            return;
+          }
+          const lo = [0, 1, 2].map((a) => s.wideFloats[W * r + 8 * k + a]!);
+          const hi = [0, 1, 2].map((a) => s.wideFloats[W * r + 8 * k + 4 + a]!);
           const [cmin, cmax] = aabbOf(c);
           if (c & 0x80000000) {
             const b = c & 0x7fffffff;
