@@ -56,26 +56,42 @@ export function bvhSahCost(tree: BvhSnapshot, boxes: BoxArray, costs: SahCosts =
   return rootArea === 0 ? internal * costs.node + tree.count * costs.box : (costs.node * nodes + costs.box * leaves) / rootArea;
 }
 
-/** Entry distance of a ray into an AABB (−1 on a miss), as rayAabbEntry in tree_walk.wgsl. */
-function aabbEntry(o: Vec3, inv: Vec3, par: readonly [boolean, boolean, boolean], f: Float32Array, at: number): number {
+/**
+ * Entry distance of a ray into the AABB with min xyz at a[minAt ..] and max xyz at a[maxAt ..]
+ * (−1 on a miss): the slab test of the walks, axes along `par` decided by containment.
+ */
+function aabbEntry(ray: RayWalk, a: ArrayLike<number>, minAt: number, maxAt: number): number {
   let tIn = 0;
   let tOut = Infinity;
   for (let k = 0; k < 3; k++) {
-    const mn = f[at + k]!;
-    const mx = f[at + 4 + k]!;
-    const ok = o[k]!;
-    if (par[k]) {
+    const mn = a[minAt + k]!;
+    const mx = a[maxAt + k]!;
+    const ok = ray.o[k]!;
+    if (ray.par[k]) {
       if (ok < mn || ok > mx) {
         return -1;
       }
       continue;
     }
-    const t1 = (mn - ok) * inv[k]!;
-    const t2 = (mx - ok) * inv[k]!;
+    const t1 = (mn - ok) * ray.inv[k]!;
+    const t2 = (mx - ok) * ray.inv[k]!;
     tIn = Math.max(tIn, Math.min(t1, t2));
     tOut = Math.min(tOut, Math.max(t1, t2));
   }
   return tIn > tOut ? -1 : tIn;
+}
+
+/** One ray's walk: its frame relative to the tree's origin, its best hit so far, its counts. */
+interface RayWalk {
+  readonly o: Vec3;
+  readonly inv: Vec3;
+  readonly par: readonly [boolean, boolean, boolean];
+  readonly maxDistance: number;
+  /** The best t so far (Infinity: none). */
+  best: number;
+  steps: number;
+  /** Tests box i (smallest t, then smallest index: the walk meets boxes out of index order). */
+  test(i: number): void;
 }
 
 /** Per ray: the walk's steps (nodes or wide records visited) and boxes tested, and the box it found (−1: none). */
@@ -127,28 +143,6 @@ export function wideRecords(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3): {
   return { ptrs, bounds };
 }
 
-/** Entry distance into the AABB at bounds[at .. at + 6) (min xyz, max xyz), −1 on a miss. */
-function boundsEntry(o: Vec3, inv: Vec3, par: readonly [boolean, boolean, boolean], b: Float64Array, at: number): number {
-  let tIn = 0;
-  let tOut = Infinity;
-  for (let k = 0; k < 3; k++) {
-    const mn = b[at + k]!;
-    const mx = b[at + 3 + k]!;
-    const ok = o[k]!;
-    if (par[k]) {
-      if (ok < mn || ok > mx) {
-        return -1;
-      }
-      continue;
-    }
-    const t1 = (mn - ok) * inv[k]!;
-    const t2 = (mx - ok) * inv[k]!;
-    tIn = Math.max(tIn, Math.min(t1, t2));
-    tOut = Math.min(tOut, Math.max(t1, t2));
-  }
-  return tIn > tOut ? -1 : tIn;
-}
-
 /**
  * The closest-hit walk of every ray over the tree, counted: by the wide records (`walk: 'wide'`,
  * the default: what the kernels run) or the binary nodes (`'binary'`: the walk before them).
@@ -156,146 +150,121 @@ function boundsEntry(o: Vec3, inv: Vec3, par: readonly [boolean, boolean, boolea
  * are in world coordinates).
  */
 export function bvhWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, rays: RayArray, walk: 'wide' | 'binary' = 'wide'): WalkCounts {
-  if (walk === 'wide') {
-    return wideWalkCounts(tree, boxes, origin, rays);
-  }
   const nodes = new Uint32Array(rays.count);
   const boxTests = new Uint32Array(rays.count);
   const found = new Int32Array(rays.count).fill(-1);
-  const f = tree.nodeFloats;
-  const w = tree.nodeWords;
+  const step = walk === 'wide' ? wideWalk(wideRecords(tree, boxes, origin)) : binaryWalk(tree);
   const s = makeRayObbScratch();
-  const stackNode: number[] = [];
-  const stackT: number[] = [];
   for (let r = 0; r < rays.count; r++) {
     const q = r * RAY_F64.STRIDE;
-    const o: Vec3 = [rays.data[q]! - origin[0], rays.data[q + 1]! - origin[1], rays.data[q + 2]! - origin[2]];
     const d: Vec3 = [rays.data[q + 3]!, rays.data[q + 4]!, rays.data[q + 5]!];
     const len = Math.hypot(...d);
     const dir: Vec3 = [d[0] / len, d[1] / len, d[2] / len];
-    const maxDistance = rays.data[q + 6]!;
     const par: [boolean, boolean, boolean] = [Math.abs(dir[0]) < EPS_DIR, Math.abs(dir[1]) < EPS_DIR, Math.abs(dir[2]) < EPS_DIR];
-    const inv: Vec3 = [par[0] ? 0 : 1 / dir[0], par[1] ? 0 : 1 / dir[1], par[2] ? 0 : 1 / dir[2]];
-    let best = Infinity;
-    let visited = 0;
-    let tested = 0;
-    // Smallest t, then smallest index (the walk meets boxes out of index order).
-    const test = (i: number): void => {
-      tested++;
-      if (rayObbAt(boxes.data, i, rays.data, r, true, s) && s.t <= maxDistance && (s.t < best || (s.t === best && i < found[r]!))) {
-        best = s.t;
-        found[r] = i;
-      }
+    const maxDistance = rays.data[q + 6]!;
+    const ray: RayWalk = {
+      o: [rays.data[q]! - origin[0], rays.data[q + 1]! - origin[1], rays.data[q + 2]! - origin[2]],
+      inv: [par[0] ? 0 : 1 / dir[0], par[1] ? 0 : 1 / dir[1], par[2] ? 0 : 1 / dir[2]],
+      par, maxDistance, best: Infinity, steps: 0,
+      test(i: number): void {
+        boxTests[r]!++;
+        if (rayObbAt(boxes.data, i, rays.data, r, true, s) && s.t <= maxDistance && (s.t < ray.best || (s.t === ray.best && i < found[r]!))) {
+          ray.best = s.t;
+          found[r] = i;
+        }
+      },
     };
     if (tree.count === 1) {
-      test(0);
+      ray.test(0);
     } else if (tree.count > 1) {
-      stackNode.length = 0;
-      stackT.length = 0;
-      const t0 = aabbEntry(o, inv, par, f, 0);
-      if (t0 >= 0) {
-        stackNode.push(0);
-        stackT.push(t0);
-      }
-      while (stackNode.length > 0) {
-        const node = stackNode.pop()!;
-        const tNode = stackT.pop()!;
-        if (tNode > Math.min(maxDistance, best)) {
-          continue;
-        }
-        visited++;
-        const entry = (c: number): number => {
-          if ((c & BVH_LEAF) !== 0) {
-            test((c & ~BVH_LEAF) >>> 0);
-            return -1;
-          }
-          const t = aabbEntry(o, inv, par, f, 8 * c);
-          return t >= 0 && t <= Math.min(maxDistance, best) ? t : -1;
-        };
-        const tl = entry(w[8 * node + 3]!);
-        const tr = entry(w[8 * node + 7]!);
-        const left = w[8 * node + 3]!;
-        const right = w[8 * node + 7]!;
-        if (tl >= 0 && tr >= 0) {
-          const leftFirst = tl <= tr;
-          stackNode.push(leftFirst ? right : left, leftFirst ? left : right);
-          stackT.push(leftFirst ? tr : tl, leftFirst ? tl : tr);
-        } else if (tl >= 0) {
-          stackNode.push(left);
-          stackT.push(tl);
-        } else if (tr >= 0) {
-          stackNode.push(right);
-          stackT.push(tr);
-        }
-      }
+      step(ray);
     }
-    nodes[r] = visited;
-    boxTests[r] = tested;
+    nodes[r] = ray.steps;
   }
   return { nodes, boxTests, box: found };
 }
 
-function wideWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, rays: RayArray): WalkCounts {
-  const nodes = new Uint32Array(rays.count);
-  const boxTests = new Uint32Array(rays.count);
-  const found = new Int32Array(rays.count).fill(-1);
-  const { ptrs, bounds } = wideRecords(tree, boxes, origin);
-  const s = makeRayObbScratch();
+/** The binary walk (nodeFloats: min xyz at 8n, max at 8n + 4): leaf children tested when their parent is visited. */
+function binaryWalk(tree: BvhSnapshot): (ray: RayWalk) => void {
+  const f = tree.nodeFloats;
+  const w = tree.nodeWords;
   const stackNode: number[] = [];
   const stackT: number[] = [];
-  for (let r = 0; r < rays.count; r++) {
-    const q = r * RAY_F64.STRIDE;
-    const o: Vec3 = [rays.data[q]! - origin[0], rays.data[q + 1]! - origin[1], rays.data[q + 2]! - origin[2]];
-    const d: Vec3 = [rays.data[q + 3]!, rays.data[q + 4]!, rays.data[q + 5]!];
-    const len = Math.hypot(...d);
-    const dir: Vec3 = [d[0] / len, d[1] / len, d[2] / len];
-    const maxDistance = rays.data[q + 6]!;
-    const par: [boolean, boolean, boolean] = [Math.abs(dir[0]) < EPS_DIR, Math.abs(dir[1]) < EPS_DIR, Math.abs(dir[2]) < EPS_DIR];
-    const inv: Vec3 = [par[0] ? 0 : 1 / dir[0], par[1] ? 0 : 1 / dir[1], par[2] ? 0 : 1 / dir[2]];
-    let best = Infinity;
-    let steps = 0;
-    let tested = 0;
-    const test = (i: number): void => {
-      tested++;
-      if (rayObbAt(boxes.data, i, rays.data, r, true, s) && s.t <= maxDistance && (s.t < best || (s.t === best && i < found[r]!))) {
-        best = s.t;
-        found[r] = i;
-      }
-    };
-    if (tree.count === 1) {
-      test(0);
-    } else if (tree.count > 1) {
-      stackNode.length = 0;
-      stackT.length = 0;
+  return (ray) => {
+    stackNode.length = 0;
+    stackT.length = 0;
+    const t0 = aabbEntry(ray, f, 0, 4);
+    if (t0 >= 0) {
       stackNode.push(0);
-      stackT.push(0);
-      while (stackNode.length > 0) {
-        const w = stackNode.pop()!;
-        const tw = stackT.pop()!;
-        if (tw > Math.min(maxDistance, best)) {
-          continue;
+      stackT.push(t0);
+    }
+    while (stackNode.length > 0) {
+      const node = stackNode.pop()!;
+      if (stackT.pop()! > Math.min(ray.maxDistance, ray.best)) {
+        continue;
+      }
+      ray.steps++;
+      const entry = (c: number): number => {
+        if ((c & BVH_LEAF) !== 0) {
+          ray.test((c & ~BVH_LEAF) >>> 0);
+          return -1;
         }
-        steps++;
-        const limit = Math.min(maxDistance, best);
-        const t = [0, 1, 2, 3].map((k) => (ptrs[4 * w + k] === 0xffffffff ? -1 : boundsEntry(o, inv, par, bounds, 24 * w + 6 * k))).map((x) => (x <= limit ? x : -1));
-        for (let k = 0; k < 4; k++) {
-          const p = ptrs[4 * w + k]!;
-          if (p !== 0xffffffff && (p & BVH_LEAF) !== 0 && t[k]! >= 0) {
-            test((p & ~BVH_LEAF) >>> 0);
-          }
-        }
-        const after = Math.min(maxDistance, best);
-        const inner = [0, 1, 2, 3]
-          .filter((k) => (ptrs[4 * w + k]! & BVH_LEAF) === 0 && t[k]! >= 0 && t[k]! <= after)
-          .sort((a, b) => t[b]! - t[a]!);
-        for (const k of inner) {
-          stackNode.push(ptrs[4 * w + k]!);
-          stackT.push(t[k]!);
-        }
+        const t = aabbEntry(ray, f, 8 * c, 8 * c + 4);
+        return t >= 0 && t <= Math.min(ray.maxDistance, ray.best) ? t : -1;
+      };
+      const left = w[8 * node + 3]!;
+      const right = w[8 * node + 7]!;
+      const tl = entry(left);
+      const tr = entry(right);
+      if (tl >= 0 && tr >= 0) {
+        const leftFirst = tl <= tr;
+        stackNode.push(leftFirst ? right : left, leftFirst ? left : right);
+        stackT.push(leftFirst ? tr : tl, leftFirst ? tl : tr);
+      } else if (tl >= 0) {
+        stackNode.push(left);
+        stackT.push(tl);
+      } else if (tr >= 0) {
+        stackNode.push(right);
+        stackT.push(tr);
       }
     }
-    nodes[r] = steps;
-    boxTests[r] = tested;
-  }
-  return { nodes, boxTests, box: found };
+  };
+}
+
+/** The wide walk of tree_walk.wgsl: a record per step, its leaves met tested, its internal entries pushed farthest first. */
+function wideWalk({ ptrs, bounds }: ReturnType<typeof wideRecords>): (ray: RayWalk) => void {
+  const stackNode: number[] = [];
+  const stackT: number[] = [];
+  return (ray) => {
+    stackNode.length = 0;
+    stackT.length = 0;
+    stackNode.push(0);
+    stackT.push(0);
+    while (stackNode.length > 0) {
+      const w = stackNode.pop()!;
+      const limit = Math.min(ray.maxDistance, ray.best);
+      if (stackT.pop()! > limit) {
+        continue;
+      }
+      ray.steps++;
+      const t = [0, 1, 2, 3].map((k) => {
+        const x = ptrs[4 * w + k] === 0xffffffff ? -1 : aabbEntry(ray, bounds, 24 * w + 6 * k, 24 * w + 6 * k + 3);
+        return x <= limit ? x : -1;
+      });
+      for (let k = 0; k < 4; k++) {
+        const p = ptrs[4 * w + k]!;
+        if (p !== 0xffffffff && (p & BVH_LEAF) !== 0 && t[k]! >= 0) {
+          ray.test((p & ~BVH_LEAF) >>> 0);
+        }
+      }
+      const after = Math.min(ray.maxDistance, ray.best);
+      const inner = [0, 1, 2, 3]
+        .filter((k) => (ptrs[4 * w + k]! & BVH_LEAF) === 0 && t[k]! >= 0 && t[k]! <= after)
+        .sort((a, b) => t[b]! - t[a]!);
+      for (const k of inner) {
+        stackNode.push(ptrs[4 * w + k]!);
+        stackT.push(t[k]!);
+      }
+    }
+  };
 }
