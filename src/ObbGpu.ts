@@ -226,7 +226,8 @@ export class ObbGpu {
   /**
    * The path a query over `boxes` boxes takes for `accel` (what 'auto' resolves to): 'brute',
    * 'bvh', or for allPairs 'grid' — the grid unless it would be crowded (GRID_MAX_CROWDING, decided
-   * from the boxes at the query's turn), then the BVH. The queries decide by this; callers may ask
+   * from the boxes at the query's turn), then the BVH; brute force where the set's tree would not
+   * fit the device's binding limits. The queries decide by this; callers may ask
    * it to say what will run (the CLI's progress lines).
    *
    * @example
@@ -241,7 +242,11 @@ export class ObbGpu {
       return accel;
     }
     const threshold = query === 'rays' ? this.thresholds.rays : this.thresholds.pairs;
-    return boxes < threshold ? 'brute' : query === 'allPairs' ? 'grid' : 'bvh';
+    if (boxes < threshold) {
+      return 'brute';
+    }
+    // A tree that would not fit the device's bindings (its wide records, 128 B per box) is not chosen.
+    return query === 'allPairs' ? 'grid' : Bvh.fits(this.ctx, boxes) ? 'bvh' : 'brute';
   }
 
   private treeOption(set: BoxSet, accel: Accel | undefined, query: 'rays' | 'pairs', operation: string, field = 'set'): (() => Promise<Bvh | undefined>) | undefined {

@@ -118,8 +118,23 @@ export class Bvh {
     this.params = make('params', 16, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
-  /** Allocates a tree for `set` (room for `capacity` boxes, default the set's count). */
+  /** Bytes of the largest buffer of a tree over `boxes` boxes: its wide records. */
+  static wideBytes(boxes: number): number {
+    return (Math.max(2, boxes) - 1) * BVH_WIDE_VEC4 * 16;
+  }
+
+  /** Whether a tree over `boxes` boxes fits the context's binding limits ('auto' walks one only then). */
+  static fits(ctx: GpuContext, boxes: number): boolean {
+    return Bvh.wideBytes(boxes) <= Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+  }
+
+  /**
+   * Allocates a tree for `set` (room for `capacity` boxes, default the set's count). A tree whose
+   * wide records would not fit one binding is refused with a CapacityError first.
+   */
   static async create(ctx: GpuContext, set: BoxSet, capacity = set.count): Promise<Bvh> {
+    const n = Math.max(2, capacity);
+    ctx.assertBindingFits('BVH wide records', Bvh.wideBytes(n), `${n - 1} internal nodes × ${BVH_WIDE_VEC4 * 16} bytes`);
     const tuning = blockTuning(ctx);
     const sort = await RadixSort.create(ctx, Math.max(2, capacity), tuning);
     const bvh = new Bvh(ctx, set, Math.max(2, capacity), sort, tuning);

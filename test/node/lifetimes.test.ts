@@ -311,6 +311,24 @@ describe('capacity checked first, from counts and strides', () => {
     set.destroy();
   });
 
+  it('a tree whose wide records would not fit (1,000 boxes: 47,952 B of boxes fit, 127,872 B of records do not): auto takes brute force, bvh is refused with the bytes', async () => {
+    const boxes = randomBoxes(1000, mulberry32(5), { extent: 20, halfMin: 0.1, halfMax: 1 });
+    const set = small.createBoxSet(boxes);
+    expect(small.accelFor('rays', 1000)).toBe('brute');
+    expect(gpu.accelFor('rays', 1000)).toBe('bvh');
+    const rays = randomRays(200, boxes, mulberry32(6), { extent: 30 });
+    const hits = await small.closestHit(set, rays);
+    const roomy = gpu.createBoxSet(boxes);
+    expect(Array.from(hits.box)).toEqual(Array.from((await gpu.closestHit(roomy, rays, { accel: 'bvh' })).box));
+    roomy.destroy();
+    const e = await rejection('closestHit accel bvh', () => small.closestHit(set, rays, { accel: 'bvh' }));
+    expect(e).toBeInstanceOf(CapacityError);
+    expect((e as CapacityError).requested).toBe(999 * 128);
+    expect(e.message).toMatch(/BVH wide records/);
+    console.log(e.message);
+    set.destroy();
+  });
+
   it('a frustum culler over the budget is refused; a capacity that is not a count is named', async () => {
     const e = await rejection('createFrustumCuller(100000)', () => small.createFrustumCuller(100_000));
     expect(e).toBeInstanceOf(CapacityError);
