@@ -311,7 +311,7 @@ describe('capacity checked first, from counts and strides', () => {
     set.destroy();
   });
 
-  it('a tree whose wide records would not fit (1,000 boxes: 47,952 B of boxes fit, 127,872 B of records do not): auto takes brute force, bvh is refused with the bytes', async () => {
+  it('a tree whose wide records would not fit (1,000 boxes: 48,000 B of boxes fit, 127,872 B of records do not): auto takes brute force, bvh is refused with the bytes', async () => {
     const boxes = randomBoxes(1000, mulberry32(5), { extent: 20, halfMin: 0.1, halfMax: 1 });
     const set = small.createBoxSet(boxes);
     expect(small.accelFor('rays', 1000)).toBe('brute');
