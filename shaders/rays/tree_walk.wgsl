@@ -62,12 +62,11 @@ fn wideRecord(w: u32) -> WideRecord {
   );
 }
 
-// Entry distances of the ray into the four AABBs of wide record w (the slab test: entry = the
+// Entry distances of the ray into the four AABBs of wide record r (the slab test: entry = the
 // largest near plane and 0, a miss when it is beyond the smallest far plane; axes along par by
 // containment); −1 where the ray misses, the entry is unused, or it lies beyond
 // `limit` (<=: an AABB entry equal to the best t may still hold an equal t at a smaller index).
-fn wideEntries(o: vec3f, frame: RayFrame, w: u32, limit: f32) -> vec4f {
-  let r = wideRecord(w);
+fn wideEntries(o: vec3f, frame: RayFrame, r: WideRecord, limit: f32) -> vec4f {
   let mnx = r.lo[0];
   let mny = r.lo[1];
   let mnz = r.lo[2];
@@ -154,8 +153,9 @@ fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
       continue;
     }
     let w = stackNode[sp];
-    var t = wideEntries(ray.origin, frame, w, limit);
-    var p = wideRecord(w).ptrs;
+    let record = wideRecord(w);
+    var t = wideEntries(ray.origin, frame, record, limit);
+    var p = record.ptrs;
     let leaf = (p & vec4u(BVH_LEAF)) != vec4u(0u);
     // The leaves met, as a bit mask, one box test per set bit: a SIMD group runs as many tests as
     // its busiest lane needs, not one per entry.
@@ -203,8 +203,9 @@ fn walkTreeAll(ray: Ray, r: u32, solid: bool) -> bool {
   while (sp > 0u) {
     sp -= 1u;
     let w = stack[sp];
-    let t = wideEntries(ray.origin, frame, w, ray.maxDistance);
-    let p = wideRecord(w).ptrs;
+    let record = wideRecord(w);
+    let t = wideEntries(ray.origin, frame, record, ray.maxDistance);
+    let p = record.ptrs;
     for (var k = 0u; k < 4u; k++) {
       if (t[k] < 0.0) {
         continue;
