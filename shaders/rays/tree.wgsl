@@ -1,20 +1,15 @@
 // rays/tree.wgsl — rays × box set through the BVH: closest hit, any hit, all hits, one
 // invocation per ray (rays/tree_walk.wgsl walks the tree).
-// Entry points: bvhClosestHit, bvhAnyHit, bvhAllHits. Bindings: rays/common.wgsl and
-// rays/tree_walk.wgsl; workgroup size WG.
+// Entry points: bvhClosestHit, bvhAnyHit, bvhAllHits; bvhClosestHitCounts (the bench's counting
+// variant of bvhClosestHit: run with WALK_COUNTS = true, it also writes walkCounts[r] = (records
+// stepped through, boxes tested)). Bindings: rays/common.wgsl and rays/tree_walk.wgsl, and
+// 12 walkCounts: array<vec2u>; workgroup size WG.
 // CPU twins: closestHit / anyHit / allHits in src/reference/raycast.ts (the answers are those of
 // brute force, which test/gpu/bvhQueries.test.ts checks box for box).
 
-@compute @workgroup_size(WG)
-fn bvhClosestHit(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let r = rayIndexOf(lid, wid, nwg);
-  if (r >= params.rayCount) {
-    return;
-  }
+// Ray r's closest-hit walk, its hit written (an overflow flagged and counted; the host answers
+// that ray by the reference).
+fn closestWalk(r: u32) -> Walk {
   let ray = rays[r];
   var walk = newWalk();
   walkTree(false, ray, (params.flags & RAY_OPT_NOT_SOLID) == 0u, &walk);
@@ -22,8 +17,80 @@ fn bvhClosestHit(
     walk.best.flags |= HIT_FLAG_OVERFLOW;
     atomicAdd(&overflowCount, 1u);
   }
-  let best = walk.best;
-  writeHit(r, ray, best);
+  writeHit(r, ray, walk.best);
+  return walk;
+}
+
+// Rays a lane walks one after another (bvhClosestHit): lane l takes rays l, l + L, l + 2L, …
+// (L lanes in all), starting the next as soon as one ends, in one loop. A SIMD group then runs as
+// many steps as its busiest lane's rays need together, not the sum of each ray's busiest lane:
+// on a CPU adapter (SwiftShader runs a group of lanes in lockstep, every lane through the
+// longest walk) that is fewer steps; on a GPU, 1 keeps every ray its own invocation. The host
+// sizes the dispatch by it (RayKernelTuning.raysPerLane).
+override RAYS_PER_LANE: u32 = 1u;
+
+// The closest-hit walks of one lane's rays (RAYS_PER_LANE of them), one loop over their steps.
+fn closestWalks(lane: u32, lanes: u32, solid: bool) {
+  var r = lane;
+  var ray = rays[r];
+  var frame = rayFrame(ray.direction);
+  var walk = newWalk();
+  var stack: WalkStack;
+  startWalk(&stack);
+  loop {
+    if (stack.sp == 0u || walk.overflowed) {
+      if (walk.overflowed) {
+        walk.best.flags |= HIT_FLAG_OVERFLOW;
+        atomicAdd(&overflowCount, 1u);
+      }
+      writeHit(r, ray, walk.best);
+      r += lanes;
+      if (r >= params.rayCount) {
+        break;
+      }
+      ray = rays[r];
+      frame = rayFrame(ray.direction);
+      walk = newWalk();
+      startWalk(&stack);
+      continue;
+    }
+    _ = walkStep(false, ray, frame, solid, &walk, &stack);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn bvhClosestHit(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let lane = rayIndexOf(lid, wid, nwg);
+  let lanes = (params.rayCount + RAYS_PER_LANE - 1u) / RAYS_PER_LANE;
+  if (lane >= lanes) {
+    return;
+  }
+  if (params.boxCount <= 1u) {
+    for (var r = lane; r < params.rayCount; r += lanes) {
+      _ = closestWalk(r);
+    }
+    return;
+  }
+  closestWalks(lane, lanes, (params.flags & RAY_OPT_NOT_SOLID) == 0u);
+}
+
+@group(0) @binding(12) var<storage, read_write> walkCounts: array<vec2u>;
+
+@compute @workgroup_size(WG)
+fn bvhClosestHitCounts(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let r = rayIndexOf(lid, wid, nwg);
+  if (r < params.rayCount) {
+    let walk = closestWalk(r);
+    walkCounts[r] = vec2u(walk.steps, walk.boxTests);
+  }
 }
 
 @compute @workgroup_size(WG)

@@ -8,12 +8,17 @@
 // Bindings: wide: array<vec4f> (the tree's wide records, BVH_WIDE_VEC4 per internal node);
 // overflowCount: atomic<u32> (walks that outgrew BVH_STACK; the host answers those rays by the
 // reference).
+// Counting (WALK_COUNTS, an override set only by the bench's counting kernel, rays/tree.wgsl's
+// bvhClosestHitCounts; constant-folded away everywhere else): the records a walk steps through
+// and the boxes it tests, as bvhWalkCounts counts them.
 // CPU twins: a walk finds what brute force finds (closestHit / anyHit / allHits in
 // src/reference/raycast.ts; the reference's own accelerated closestHitGrid in src/reference/accel.ts);
 // bvhWalkCounts (src/tree/quality.ts) walks the same records in float64 and counts.
 
 @group(0) @binding(11) var<storage, read> wide: array<vec4f>;
 @group(0) @binding(10) var<storage, read_write> overflowCount: atomic<u32>;
+
+override WALK_COUNTS: bool = false;
 
 // A ray's reciprocal direction for the slab tests of AABBs: inv is 1/d where |d| >= EPS_DIR (so
 // |inv| <= 1e9 and every product stays finite) and 0 on the axes where par is set (|d| < EPS_DIR:
@@ -30,11 +35,14 @@ fn rayFrame(d: vec3f) -> RayFrame {
 }
 
 // The traversal state of one ray: the best hit (closest), whether anything was hit (any),
-// whether the stack overflowed.
+// whether the stack overflowed, and (WALK_COUNTS only) the records stepped through and the
+// boxes tested.
 struct Walk {
   best: Hit,
   found: bool,
   overflowed: bool,
+  steps: u32,
+  boxTests: u32,
 }
 
 // Wide record w (shaders/tree/build.wgsl: four entries of (min, pointer), (max, 0)) as
@@ -124,66 +132,96 @@ fn sortEntries(t: ptr<function, vec4f>, p: ptr<function, vec4u>) {
   *p = select(*p, (*p).xzyw, s);
 }
 
-// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit). Each step
-// pops a record (dropped when its entry distance is beyond the best t), tests its leaves' boxes
-// (each may lower the best t), then pushes its internal entries still within reach, farthest
-// first, so the nearest is popped next.
+// A walk's stack of records to visit with their entry distances (the root's record first).
+struct WalkStack {
+  node: array<u32, BVH_STACK>,
+  t: array<f32, BVH_STACK>,
+  sp: u32,
+}
+
+// Starts a walk at the root's record (its entries' AABBs decide; the root's own adds nothing).
+fn startWalk(stack: ptr<function, WalkStack>) {
+  (*stack).node[0] = 0u;
+  (*stack).t[0] = 0.0;
+  (*stack).sp = 1u;
+}
+
+// One step of a closest-hit (anyMode = false) or any-hit (anyMode = true) walk with records on
+// its stack: pops a record (dropped when its entry distance is beyond the best t), tests its
+// leaves' boxes (each may lower the best t), then pushes its internal entries still within
+// reach, farthest first, so the nearest is popped next. False when the walk is over early: a hit
+// found (any) or the stack outgrown (overflowed).
+fn walkStep(anyMode: bool, ray: Ray, frame: RayFrame, solid: bool, walk: ptr<function, Walk>, stack: ptr<function, WalkStack>) -> bool {
+  var sp = (*stack).sp - 1u;
+  (*stack).sp = sp;
+  var limit = ray.maxDistance;
+  if (!anyMode) {
+    limit = min(limit, (*walk).best.t);
+  }
+  if ((*stack).t[sp] > limit) {
+    return true;
+  }
+  if (WALK_COUNTS) {
+    (*walk).steps += 1u;
+  }
+  let record = wideRecord((*stack).node[sp]);
+  var t = wideEntries(ray.origin, frame, record, limit);
+  var p = record.ptrs;
+  let leaf = (p & vec4u(BVH_LEAF)) != vec4u(0u);
+  // The leaves met, as a bit mask, one box test per set bit: a SIMD group runs as many tests as
+  // its busiest lane needs, not one per entry.
+  let met = leaf & (t >= vec4f(0.0));
+  var bits = select(0u, 1u, met.x) | select(0u, 2u, met.y) | select(0u, 4u, met.z) | select(0u, 8u, met.w);
+  while (bits != 0u) {
+    let k = firstTrailingBit(bits);
+    bits &= bits - 1u;
+    if (WALK_COUNTS) {
+      (*walk).boxTests += 1u;
+    }
+    walkLeaf(anyMode, ray, p[k], solid, walk);
+    if ((*walk).found) {
+      return false;
+    }
+  }
+  if (!anyMode) {
+    limit = min(limit, (*walk).best.t);
+  }
+  t = select(vec4f(-1.0), t, !leaf & (t <= vec4f(limit)));
+  sortEntries(&t, &p);
+  let pushes = select(0u, 1u, t.x >= 0.0) + select(0u, 1u, t.y >= 0.0) + select(0u, 1u, t.z >= 0.0) + select(0u, 1u, t.w >= 0.0);
+  if (sp + pushes > BVH_STACK) {
+    (*walk).overflowed = true;
+    return false;
+  }
+  // Farthest first (sorted descending; the misses, −1, at the end).
+  for (var k = 0u; k < pushes; k++) {
+    (*stack).node[sp] = p[k];
+    (*stack).t[sp] = t[k];
+    sp += 1u;
+  }
+  (*stack).sp = sp;
+  return true;
+}
+
+// Closest hit (anyMode = false) or any hit (anyMode = true, stops at the first hit) of one ray:
+// walkStep until the stack is empty or the walk is over.
 fn walkTree(anyMode: bool, ray: Ray, solid: bool, walk: ptr<function, Walk>) {
   if (params.boxCount == 0u) {
     return;
   }
   if (params.boxCount == 1u) {
+    if (WALK_COUNTS) {
+      (*walk).boxTests = 1u;
+    }
     walkLeaf(anyMode, ray, BVH_LEAF, solid, walk);
     return;
   }
   let frame = rayFrame(ray.direction);
-  var stackNode: array<u32, BVH_STACK>;
-  var stackT: array<f32, BVH_STACK>;
-  // The root's record (its entries' AABBs decide; the root's own adds nothing).
-  stackNode[0] = 0u;
-  stackT[0] = 0.0;
-  var sp = 1u;
-  while (sp > 0u) {
-    sp -= 1u;
-    var limit = ray.maxDistance;
-    if (!anyMode) {
-      limit = min(limit, (*walk).best.t);
-    }
-    if (stackT[sp] > limit) {
-      continue;
-    }
-    let w = stackNode[sp];
-    let record = wideRecord(w);
-    var t = wideEntries(ray.origin, frame, record, limit);
-    var p = record.ptrs;
-    let leaf = (p & vec4u(BVH_LEAF)) != vec4u(0u);
-    // The leaves met, as a bit mask, one box test per set bit: a SIMD group runs as many tests as
-    // its busiest lane needs, not one per entry.
-    let met = leaf & (t >= vec4f(0.0));
-    var bits = select(0u, 1u, met.x) | select(0u, 2u, met.y) | select(0u, 4u, met.z) | select(0u, 8u, met.w);
-    while (bits != 0u) {
-      let k = firstTrailingBit(bits);
-      bits &= bits - 1u;
-      walkLeaf(anyMode, ray, p[k], solid, walk);
-      if ((*walk).found) {
-        return;
-      }
-    }
-    if (!anyMode) {
-      limit = min(limit, (*walk).best.t);
-    }
-    t = select(vec4f(-1.0), t, !leaf & (t <= vec4f(limit)));
-    sortEntries(&t, &p);
-    let pushes = select(0u, 1u, t.x >= 0.0) + select(0u, 1u, t.y >= 0.0) + select(0u, 1u, t.z >= 0.0) + select(0u, 1u, t.w >= 0.0);
-    if (sp + pushes > BVH_STACK) {
-      (*walk).overflowed = true;
+  var stack: WalkStack;
+  startWalk(&stack);
+  while (stack.sp > 0u) {
+    if (!walkStep(anyMode, ray, frame, solid, walk, &stack)) {
       return;
-    }
-    // Farthest first (sorted descending; the misses, −1, at the end).
-    for (var k = 0u; k < pushes; k++) {
-      stackNode[sp] = p[k];
-      stackT[sp] = t[k];
-      sp += 1u;
     }
   }
 }
@@ -225,5 +263,5 @@ fn walkTreeAll(ray: Ray, r: u32, solid: bool) -> bool {
 }
 
 fn newWalk() -> Walk {
-  return Walk(Hit(F32_MAX, NO_BOX, FACE_NONE, 0u), false, false);
+  return Walk(Hit(F32_MAX, NO_BOX, FACE_NONE, 0u), false, false, 0u, 0u);
 }

@@ -258,12 +258,19 @@ function wideWalk({ ptrs, bounds }: ReturnType<typeof wideRecords>): (ray: RayWa
         }
       }
       const after = Math.min(ray.maxDistance, ray.best);
-      const inner = [0, 1, 2, 3]
-        .filter((k) => (ptrs[4 * w + k]! & BVH_LEAF) === 0 && t[k]! >= 0 && t[k]! <= after)
-        .sort((a, b) => t[b]! - t[a]!);
-      for (const k of inner) {
-        stackNode.push(ptrs[4 * w + k]!);
-        stackT.push(t[k]!);
+      // The internal entries still within reach, in the kernel's order (its sorting network,
+      // ties included): farthest pushed first.
+      const e = [0, 1, 2, 3].map((k) => ((ptrs[4 * w + k]! & BVH_LEAF) === 0 && t[k]! >= 0 && t[k]! <= after ? t[k]! : -1));
+      const order = [0, 1, 2, 3];
+      for (const [a, b] of [[0, 1], [2, 3], [0, 2], [1, 3], [1, 2]] as const) {
+        if (e[b]! > e[a]!) {
+          [e[a], e[b]] = [e[b]!, e[a]!];
+          [order[a], order[b]] = [order[b]!, order[a]!];
+        }
+      }
+      for (let k = 0; k < 4 && e[k]! >= 0; k++) {
+        stackNode.push(ptrs[4 * w + order[k]!]!);
+        stackT.push(e[k]!);
       }
     }
   };

@@ -3,7 +3,7 @@
  * bvhWiden wrote equal their CPU twin (wideRecords) entry for entry; the counted float64 walk
  * finds the boxes the GPU walk and the reference find; and closest, any and all hits through the
  * tree equal the reference on scenes that stress a tree: identical boxes, a planar scene, huge and
- * tiny boxes mixed.
+ * tiny boxes mixed; the GPU's counting kernel (RayQueries.walkCounts) counts what the twin counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32, randomBoxes, randomRays, type BoxArray, type ObbGpu } from '../../src/index.ts';
@@ -11,6 +11,7 @@ import { closestHitGrid } from '../../src/reference/index.ts';
 import { anyHit, allHits } from '../../src/reference/raycast.ts';
 import { bvhSahCost, bvhWalkCounts, wideRecords } from '../../src/tree/quality.ts';
 import { BOX_F64 } from '../../src/core/types.ts';
+import { RayQueries } from '../../src/rays/RayQueries.ts';
 import { openNodeGpu, scoped } from './shared.ts';
 
 let gpu: ObbGpu;
@@ -87,7 +88,45 @@ describe('the wide tree', () => {
       expect(all.count, name).toBe(refAll.count);
       expect(bvhSahCost(snap, boxes), name).toBeGreaterThan(1);
       expect(Math.max(...counts.nodes), name).toBeGreaterThan(0);
+      // The GPU's counting kernel counts what the twin counts: the same boxes found, the same
+      // records and box tests on all but the rays whose f32 and float64 pruning split a tie.
+      const onGpu = await scoped(gpu, () => gpu.rays.walkCounts(set, rays, bvh));
+      expect(Array.from(onGpu.box), name).toEqual(Array.from(hits.box));
+      let differ = 0;
+      let gpuSteps = 0;
+      let twinSteps = 0;
+      for (let r = 0; r < rays.count; r++) {
+        differ += onGpu.nodes[r] === counts.nodes[r] && onGpu.boxTests[r] === counts.boxTests[r] ? 0 : 1;
+        gpuSteps += onGpu.nodes[r]!;
+        twinSteps += counts.nodes[r]!;
+      }
+      expect(differ, name).toBeLessThan(rays.count / 100);
+      expect(Math.abs(gpuSteps - twinSteps), name).toBeLessThanOrEqual(twinSteps / 200);
       set.destroy();
     }
+  });
+});
+
+describe('rays per lane', () => {
+  it('the tree\'s closest-hit kernel gives the reference\'s boxes with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), batches not a multiple of them', async () => {
+    const boxes = randomBoxes(20_000, mulberry32(81), { extent: 150, halfMin: 0.2, halfMax: 2 });
+    const set = gpu.createBoxSet(boxes);
+    await gpu.buildBvh(set);
+    const bvh = (await gpu.bvhOf(set))!;
+    const rays = randomRays(5003, boxes, mulberry32(82), { extent: 160 });
+    const ref = closestHitGrid(boxes, rays);
+    for (const raysPerLane of [1, 3, 8]) {
+      const rq = new RayQueries(gpu.ctx, undefined, 64, { raysPerLane });
+      const hits = await scoped(gpu, () => rq.closestHit(set, rays, { tree: () => Promise.resolve(bvh) }));
+      let off = 0;
+      for (let r = 0; r < rays.count; r++) {
+        off += hits.box[r] === ref.box[r] ? 0 : 1;
+      }
+      expect(off, `${raysPerLane} per lane`).toBe(0);
+      expect(hits.box.filter((b) => b >= 0).length).toBeGreaterThan(1000);
+      rq.trim();
+    }
+    expect(() => new RayQueries(gpu.ctx, undefined, 64, { raysPerLane: 0 })).toThrow(/raysPerLane/);
+    set.destroy();
   });
 });
