@@ -2,7 +2,7 @@
  * The GPU backend in one object (the facade over every query module): a context, a buffer pool,
  * box sets and every query. Who owns what is written down in src/runtime/lifetime.ts.
  */
-import { WORKGROUP_SIZE } from './constants.ts';
+import { BVH_REBUILD_SAH_RATIO, WORKGROUP_SIZE } from './constants.ts';
 import type { BoxInput } from './core/types.ts';
 import { ShaderCompileError, ValidationError, WebGpuUnavailableError } from './errors.ts';
 import type { SatOptions } from './core/queries.ts';
@@ -33,7 +33,8 @@ export interface ObbGpuOptions extends GpuContextOptions {
 
 /**
  * How a query finds its boxes: 'brute' tests every box (workgroup-tiled), 'bvh' walks a GPU-built
- * tree (built on first use, refitted after `update`, rebuilt after `set` or `rebase`), 'auto'
+ * tree (built on first use, refitted after `update` — rebuilt instead once refits have loosened
+ * it past BVH_REBUILD_SAH_RATIO × its built SAH cost — and rebuilt after `set` or `rebase`), 'auto'
  * (default) picks the tree from the thresholds below.
  */
 export type Accel = 'auto' | 'bvh' | 'brute';
@@ -68,6 +69,11 @@ interface TreeState {
   epoch: object;
   version: number;
   shapeVersion: number;
+  /** The SAH cost right after the last build, and the last build's or refit's (read back after each). */
+  builtSah: number;
+  sah: number;
+  /** The read-back of the last build's or refit's SAH cost (awaited before the next decision). */
+  probe: Promise<void> | undefined;
 }
 
 const CORE_KERNELS: readonly KernelName[] = ['closestHit', 'anyHit', 'allHits', 'obbPairs', 'obbOneVsMany', 'obbCross'];
@@ -204,12 +210,16 @@ export class ObbGpu {
         bvh.destroy(); // destroyed while the tree was being made
         set.assertUsable(operation);
       }
-      st = { bvh, epoch: this.ctx.epoch, version: -1, shapeVersion: -1 };
+      st = { bvh, epoch: this.ctx.epoch, version: -1, shapeVersion: -1, builtSah: 0, sah: 0, probe: undefined };
       this.ownSet(set);
       this.trees.set(set, st);
     }
     if (st.version !== set.version) {
-      const rebuild = st.shapeVersion !== set.shapeVersion || st.bvh.count !== set.count;
+      // The last refit's SAH cost (read back after it; done by now in a frame loop) decides
+      // whether this change refits the tree or rebuilds it.
+      await st.probe;
+      const loose = st.builtSah > 0 && st.sah > BVH_REBUILD_SAH_RATIO * st.builtSah;
+      const rebuild = st.shapeVersion !== set.shapeVersion || st.bvh.count !== set.count || loose;
       const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh` });
       if (rebuild) {
         await st.bvh.encodeBuild(encoder);
@@ -219,6 +229,16 @@ export class ObbGpu {
       await this.ctx.scoped(`BVH ${rebuild ? 'build' : 'refit'} (${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
       st.version = set.version;
       st.shapeVersion = set.shapeVersion;
+      const state = st;
+      state.probe = state.bvh.sahCost().then((sah) => {
+        state.sah = sah;
+        if (rebuild) {
+          state.builtSah = sah;
+        }
+      }, () => {
+        // A destroyed tree or a lost device: the next turn rebuilds or refuses anyway.
+        state.probe = undefined;
+      });
     }
     return st.bvh;
   }

@@ -115,6 +115,13 @@ export const BVH_WIDE_VEC4 = 8;
 export const BVH_REFIT_STEPS = 64;
 /** Traversal stack entries per invocation (≥ the tree height bound above; overflow is detected). */
 export const BVH_STACK = 64;
+/**
+ * ObbGpu rebuilds a set's tree instead of refitting it once the refitted tree's SAH cost (Bvh.sahCost,
+ * measured by the refit) exceeds this many times the cost right after its last build: the walks'
+ * work follows the SAH, and past this a refitted tree's picks cost more than the rebuild saves
+ * (`bvh-refit-decay` in the bench, README "The BVH").
+ */
+export const BVH_REBUILD_SAH_RATIO = 1.5;
 /** Relative and absolute padding of leaf AABBs, so the float32 AABB surely contains the float32 OBB. */
 export const BVH_AABB_PAD = 1e-5;
 /** Range written for a LiDAR ray that hits nothing within its max range. */

@@ -18,11 +18,20 @@
 // levels below it — a child of n that is a leaf, or the children of n's internal child — each
 // with its AABB, so a walk that starts at the root's record and steps from record to record
 // visits every other level of the binary tree and tests four AABBs per step. Entry k of record n
-// is two vec4f: (min xyz, pointer bits) and (max xyz, 0); entries 0 and 1 come from n's left
+// is two vec4f: (min xyz, pointer bits) and (max xyz, 0; entry 0's w: n's subtree area sum,
+// below); entries 0 and 1 come from n's left
 // child, 2 and 3 from its right (a leaf child: itself, then BVH_NONE). The refit of node m writes
 // them from the AABBs it has just computed, the same floats the nodes hold: its leaf children
 // into its own record, its two children into its parent's (the side m is on). Every entry is
 // written by one invocation, every refit, and read only by later dispatches.
+//
+// The tree's SAH cost (unit costs: Σ of every node's and leaf's AABB area over the root's, as
+// bvhSahCost in src/tree/quality.ts counts it) comes out of the same refit: node n's refit puts
+// its subtree's area sum (its own AABB's area plus its children's sums, a leaf's being its AABB's
+// area) in the free w of its record's first entry (wide[8n + 1].w, after that entry's own
+// write: n's child wrote it in an earlier dispatch, or n just did); the root's refit divides its
+// sum by its area into status[1] (f32 bits). ObbGpu rebuilds instead of refitting when it grew
+// (BVH_REBUILD_SAH_RATIO).
 //
 // Why the refit needs no memory ordering between invocations: a node is put on the frontier
 // by the atomicAdd that returns 1 on its counter (exactly one child sees that value; atomic
@@ -36,7 +45,7 @@
 //   3 keys, 4 vals: array<u32>; 5 nodes: array<BvhNode>; 6 parents: array<u32> (internal nodes
 //   first, then leaves by sorted position); 7 refitCount: array<atomic<u32>>; 8 listOut:
 //   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
-//   array<atomic<u32>> ([0] = times the root was refitted); 12 wide: array<vec4f> (BVH_WIDE_VEC4
+//   array<atomic<u32>> ([0] = times the root was refitted, [1] = the SAH cost, f32 bits); 12 wide: array<vec4f> (BVH_WIDE_VEC4
 //   vec4 per internal node: the wide records, above). Workgroup size BVH_WG (the bounds
 //   reduction: override BOUNDS_WG).
 
@@ -278,8 +287,10 @@ fn bvhRefitNodes(
   let node = nodes[n];
   let a = childBounds(node.left);
   let b = childBounds(node.right);
-  nodes[n].min = min(a.min, b.min);
-  nodes[n].max = max(a.max, b.max);
+  let lo = min(a.min, b.min);
+  let hi = max(a.max, b.max);
+  nodes[n].min = lo;
+  nodes[n].max = hi;
   // The wide records: this node's leaf children into its own, its children into its parent's.
   if ((node.left & BVH_LEAF) != 0u) {
     writeEntry(n, 0u, node.left, a);
@@ -289,8 +300,13 @@ fn bvhRefitNodes(
     writeEntry(n, 2u, node.right, b);
     writeEntry(n, 3u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)));
   }
+  // The subtree's area sum (the SAH's numerator, below), after this node's own entries.
+  let cost = halfArea(lo, hi) + subtreeCost(node.left, a) + subtreeCost(node.right, b);
+  wide[BVH_WIDE_VEC4 * n + 1u].w = cost;
   let parent = parents[n];
   if (parent == BVH_NONE) {
+    let area = halfArea(lo, hi);
+    atomicStore(&status[1], bitcast<u32>(select(0.0, cost / area, area > 0.0)));
     atomicAdd(&status[0], 1u);
     return;
   }
@@ -298,6 +314,20 @@ fn bvhRefitNodes(
   writeEntry(parent, side, node.left, a);
   writeEntry(parent, side + 1u, node.right, b);
   arrive(parent);
+}
+
+// Half the surface area of an AABB.
+fn halfArea(lo: vec3f, hi: vec3f) -> f32 {
+  let e = hi - lo;
+  return e.x * e.y + e.y * e.z + e.z * e.x;
+}
+
+// The area sum of child c's subtree: a leaf's AABB area, or what c's refit left in its record.
+fn subtreeCost(c: u32, box: Aabb) -> f32 {
+  if ((c & BVH_LEAF) != 0u) {
+    return halfArea(box.min, box.max);
+  }
+  return wide[BVH_WIDE_VEC4 * c + 1u].w;
 }
 
 // Entry k of node n's wide record: (min, pointer) and (max, 0).

@@ -52,6 +52,8 @@ export interface BvhSnapshot {
   readonly parents: Uint32Array;
   /** Times the root's AABB was computed by the last build or refit (1 when the refit finished). */
   readonly rootRefits: number;
+  /** The tree's SAH cost as the last build or refit computed it on the GPU (see {@link Bvh.sahCost}). */
+  readonly sah: number;
   /** Bounds of the box centres (min xyz, max xyz). */
   readonly bounds: Float32Array;
 }
@@ -332,6 +334,21 @@ export class Bvh {
     });
   }
 
+  /**
+   * The SAH cost of the tree as the last build or refit left it (unit costs: Σ of every node's
+   * and leaf's AABB area over the root's, what bvhSahCost counts over a snapshot), computed on the
+   * GPU by the refit; 8 bytes read back. A refit keeps the tree's shape while boxes move, so this
+   * grows as they scatter; ObbGpu rebuilds when it passes BVH_REBUILD_SAH_RATIO × the build's.
+   *
+   * @example
+   * await bvh.refit();
+   * if ((await bvh.sahCost()) > 1.5 * built) await bvh.build();
+   */
+  async sahCost(): Promise<number> {
+    this.assertUsable('Bvh.sahCost');
+    return new Float32Array(await this.ctx.readback(this.status, 8, 0, 'Bvh.sahCost'))[1]!;
+  }
+
   /** Reads the whole tree back (tests, tools). */
   async snapshot(): Promise<BvhSnapshot> {
     const n = this.builtCount;
@@ -342,7 +359,7 @@ export class Bvh {
       this.ctx.readback(this.keys, n * 4),
       this.ctx.readback(this.values, n * 4),
       this.ctx.readback(this.parents, Math.max(0, 2 * n - 1) * 4),
-      this.ctx.readback(this.status, 4),
+      this.ctx.readback(this.status, 8),
       this.ctx.readback(this.bounds, 32),
     ]);
     return {
@@ -355,6 +372,7 @@ export class Bvh {
       values: new Uint32Array(values),
       parents: new Uint32Array(parents),
       rootRefits: new Uint32Array(status)[0]!,
+      sah: new Float32Array(status)[1]!,
       bounds: Float32Array.from([...new Float32Array(bounds).subarray(0, 3), ...new Float32Array(bounds).subarray(4, 7)]),
     };
   }

@@ -12,6 +12,8 @@ import { anyHit, allHits } from '../../src/reference/raycast.ts';
 import { bvhSahCost, bvhWalkCounts, wideRecords } from '../../src/tree/quality.ts';
 import { BOX_F64 } from '../../src/core/types.ts';
 import { RayQueries } from '../../src/rays/RayQueries.ts';
+import { Bvh } from '../../src/tree/Bvh.ts';
+import { BVH_REBUILD_SAH_RATIO } from '../../src/constants.ts';
 import { openNodeGpu, scoped } from './shared.ts';
 
 let gpu: ObbGpu;
@@ -87,6 +89,9 @@ describe('the wide tree', () => {
       const refAll = allHits(boxes, rays);
       expect(all.count, name).toBe(refAll.count);
       expect(bvhSahCost(snap, boxes), name).toBeGreaterThan(1);
+      // The refit's own SAH count (Bvh.sahCost: padded AABBs, f32 sums) is the twin's.
+      expect(Math.abs(snap.sah / bvhSahCost(snap, boxes) - 1), name).toBeLessThan(1e-3);
+      expect(await bvh.sahCost(), name).toBe(snap.sah);
       expect(Math.max(...counts.nodes), name).toBeGreaterThan(0);
       // The GPU's counting kernel counts what the twin counts: the same boxes found, the same
       // records and box tests on all but the rays whose f32 and float64 pruning split a tie.
@@ -127,6 +132,57 @@ describe('rays per lane', () => {
       rq.trim();
     }
     expect(() => new RayQueries(gpu.ctx, undefined, 64, { raysPerLane: 0 })).toThrow(/raysPerLane/);
+    set.destroy();
+  });
+});
+
+describe('refit or rebuild', () => {
+  it('boxes scattering frame by frame: ObbGpu refits its tree until the SAH passes BVH_REBUILD_SAH_RATIO × the built one, then rebuilds; a tree only refitted keeps loosening; every frame equals the reference', async () => {
+    const n = 4000;
+    const boxes = randomBoxes(n, mulberry32(83), { extent: 100, halfMin: 0.2, halfMax: 1.5 });
+    const set = gpu.createBoxSet(boxes);
+    const rays = randomRays(1500, boxes, mulberry32(84), { extent: 110 });
+    await gpu.closestHit(set, rays, { accel: 'bvh' });
+    const managed = (await gpu.bvhOf(set))!;
+    const built = await managed.sahCost();
+    const refitOnly = await Bvh.create(gpu.ctx, set);
+    await refitOnly.build();
+    const rnd = mulberry32(85);
+    const S = BOX_F64.STRIDE;
+    const sah: number[] = [];
+    const loose: number[] = [];
+    let moved = boxes;
+    for (let frame = 0; frame < 12; frame++) {
+      // Every box steps up to 6 m along a random direction (a random walk: the boxes scatter).
+      const data = moved.data.slice();
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < 3; k++) {
+          data[i * S + k] = data[i * S + k]! + 6 * (2 * rnd() - 1);
+        }
+      }
+      moved = { count: n, data };
+      await set.update(0, moved);
+      const hits = await scoped(gpu, () => gpu.closestHit(set, rays, { accel: 'bvh' }));
+      const ref = closestHitGrid(moved, rays);
+      let off = 0;
+      for (let r = 0; r < rays.count; r++) {
+        off += hits.box[r] === ref.box[r] ? 0 : 1;
+      }
+      expect(off, `frame ${frame}`).toBe(0);
+      expect(await gpu.bvhOf(set)).toBe(managed);
+      sah.push(await managed.sahCost());
+      await refitOnly.refit();
+      loose.push(await refitOnly.sahCost());
+    }
+    // Loosening by refits, then a rebuild: the managed tree's cost fell back at least once, and
+    // never went past the ratio by more than one frame's loosening.
+    const drops = sah.filter((x, k) => k > 0 && x < 0.8 * sah[k - 1]!).length;
+    expect(drops, sah.map((x) => (x / built).toFixed(2)).join(' ')).toBeGreaterThan(0);
+    const step = Math.max(...loose.map((x, k) => x / (k === 0 ? built : loose[k - 1]!)));
+    expect(Math.max(...sah), sah.join(' ')).toBeLessThan(BVH_REBUILD_SAH_RATIO * step * 1.5 * built);
+    expect(loose[loose.length - 1]!, loose.join(' ')).toBeGreaterThan(BVH_REBUILD_SAH_RATIO * built);
+    expect(loose[loose.length - 1]!, `${loose.join(' ')} vs ${sah.join(' ')}`).toBeGreaterThan(1.2 * Math.max(...sah));
+    refitOnly.destroy();
     set.destroy();
   });
 });
