@@ -29,6 +29,7 @@ const SIZES = {
   quick: {
     picking: [10_000, 100_000],
     pickingRays: [1, 1024],
+    refitDecay: { boxes: 10_000, frames: 6 },
     lidar: { boxes: 10_000, elevations: 128, azimuths: 64 },
     lidarSim: { boxes: 10_000, elevations: 64, azimuths: 512, moving: 1000 },
     bruteRays: { rays: 16_384, boxes: 4096 },
@@ -40,6 +41,7 @@ const SIZES = {
   full: {
     picking: [10_000, 100_000, 1_000_000],
     pickingRays: [1, 1024],
+    refitDecay: { boxes: 100_000, frames: 12 },
     lidar: { boxes: 10_000, elevations: 128, azimuths: 2048 },
     lidarSim: { boxes: 10_000, elevations: 128, azimuths: 2048, moving: 1000 },
     bruteRays: { rays: 65_536, boxes: 16_384 },
@@ -83,6 +85,11 @@ const GROUPS: readonly WorkloadGroup[] = [
     name: 'bvh-build',
     workloads: ['bvh-build-bounds', 'bvh-build-codes', 'bvh-build-sort', 'bvh-build-hierarchy', 'bvh-build-refit', 'bvh-build-total', 'bvh-refit'],
     run: (call, cfg, s, log) => each(s.picking, (n) => call<SuiteResult>('bvh', 'buildPhases', n, cfg), log, (n) => `n=${n}`),
+  },
+  {
+    name: 'bvh-refit-decay',
+    workloads: ['bvh-refit-decay'],
+    run: (call, cfg, s) => call<SuiteResult>('bvh', 'refitDecay', s.refitDecay.boxes, s.refitDecay.frames, cfg),
   },
   {
     name: 'lidar-gpu-rays',

@@ -9,9 +9,12 @@ import { compareClosestHits, linearElevations, type LidarDescription } from '../
 import { closestHitGrid, lidarRays as lidarRaysOf } from '../../../src/reference/index.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
-import { makeRow, stats, timeBudget, timeGpu } from '../measure.ts';
+import { makeRow, stats, timeBudget, timeGpu, type Row } from '../measure.ts';
 import { LIDAR, lidarScene, pickingRays, pickingScene } from '../scenes.ts';
 import { bvhSahCost, bvhWalkCounts } from '../../../src/tree/quality.ts';
+import { BOX_F64 } from '../../../src/core/types.ts';
+import { mulberry32 } from '../../../src/index.ts';
+import { timeClosestKernel } from '../impls/gpuKernel.ts';
 
 /** Build time per phase for a picking scene of n boxes (medians over the budget's runs). */
 export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteResult> {
@@ -66,6 +69,80 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
     out.rows.push(makeRow({ workload: 'bvh-refit', implementation: 'gpu-bvh', n, queries: 0, stats: refit, work: n, unit: 'boxes/s', agrees: null, timing: 'end-to-end' }));
   } finally {
     bvh.destroy();
+    set.destroy();
+  }
+  return out;
+}
+
+/**
+ * How a refitted tree decays as boxes scatter, and what a rebuild buys back (`bvh-refit-decay`):
+ * the picking scene of n boxes random-walks `frames` frames (each box steps up to 5% of the
+ * scene's extent per axis per frame); each frame one tree is only refitted, one rebuilt, and
+ * ObbGpu's own tree does what its policy says (BVH_REBUILD_SAH_RATIO). Rows per frame and tree:
+ * the picking-1024 kernel time over it, its SAH cost (measured by the refit on the GPU), and the
+ * refit or build time.
+ */
+export async function refitDecay(n: number, frames: number, cfg: BenchConfig): Promise<SuiteResult> {
+  const out: SuiteResult = { rows: [], notes: [] };
+  if (cfg.implementations && !cfg.implementations.includes('gpu-bvh')) {
+    return out;
+  }
+  const g = await sharedGpu();
+  let boxes = pickingScene(n);
+  const rays = pickingRays(1024, n);
+  const set = g.createBoxSet(boxes);
+  const refitted = await Bvh.create(g.ctx, set);
+  const rebuilt = await Bvh.create(g.ctx, set);
+  const rnd = mulberry32(1234);
+  const step = 0.05 * 50 * Math.cbrt(n / 10_000);
+  const S = BOX_F64.STRIDE;
+  const timed = async (f: () => Promise<void>): Promise<number> => {
+    const t0 = performance.now();
+    await f();
+    await g.ctx.device.queue.onSubmittedWorkDone();
+    return performance.now() - t0;
+  };
+  try {
+    await refitted.build();
+    await g.buildBvh(set);
+    const built = await refitted.sahCost();
+    const runs = Math.max(3, Math.min(7, cfg.budget.maxRuns));
+    for (let frame = 0; frame <= frames; frame++) {
+      if (frame > 0) {
+        const data = boxes.data.slice();
+        for (let i = 0; i < n; i++) {
+          for (let k = 0; k < 3; k++) {
+            data[i * S + k] = data[i * S + k]! + step * (2 * rnd() - 1);
+          }
+        }
+        boxes = { count: n, data };
+        await set.update(0, boxes);
+      }
+      const refitMs = await timed(() => refitted.refit());
+      const buildMs = await timed(() => rebuilt.build());
+      const managedMs = await timed(async () => {
+        await g.bvhOf(set);
+      });
+      const managed = (await g.bvhOf(set))!;
+      for (const [name, tree, ms, what] of [
+        ['gpu-bvh-refit', refitted, refitMs, 'refit'], ['gpu-bvh-rebuild', rebuilt, buildMs, 'build'], ['gpu-bvh-managed', managed, managedMs, 'ObbGpu refit or rebuild'],
+      ] as const) {
+        const k = await timeClosestKernel(g, set, rays, runs, tree);
+        const sah = await tree.sahCost();
+        const row = makeRow({
+          workload: 'bvh-refit-decay', implementation: name, n, queries: rays.count, stats: stats(k.samples), work: rays.count, unit: 'rays/s',
+          agrees: null, timing: k.timing,
+          note: `frame ${frame}: picking-1024 kernel over the tree; SAH ${sah.toPrecision(4)} (${(sah / built).toFixed(2)}× the first build's); ${what} ${ms.toFixed(1)} ms (wall)`,
+        });
+        row.sah = Number(sah.toPrecision(6));
+        out.rows.push(row);
+      }
+      const [r, b, m] = out.rows.slice(-3) as [Row, Row, Row];
+      out.notes.push(`bvh-refit-decay n=${n} frame ${frame}: picking-1024 kernel ${r.median_ms} (refitted) / ${b.median_ms} (rebuilt) / ${m.median_ms} ms (ObbGpu's); SAH ${[r, b, m].map((x) => ((x.sah ?? 0) / built).toFixed(2)).join(' / ')}× the first build's; refit ${refitMs.toFixed(0)} ms, build ${buildMs.toFixed(0)} ms`);
+    }
+  } finally {
+    refitted.destroy();
+    rebuilt.destroy();
     set.destroy();
   }
   return out;
