@@ -29,12 +29,19 @@ export interface ObbGpuOptions extends GpuContextOptions {
   readonly rayTuning?: Partial<RayKernelTuning>;
   /** Set sizes from which `accel: 'auto'` walks a BVH (defaults: BVH_THRESHOLDS). */
   readonly bvhThresholds?: Partial<BvhThresholds>;
+  /**
+   * A set's tree is rebuilt instead of refitted once refits have grown its SAH cost past this
+   * many times its cost when built (default BVH_REBUILD_SAH_RATIO, 1.5; ≥ 1; Infinity: refit
+   * always). A few rays per frame may favour a higher ratio (a rebuild costs two to three refits;
+   * see README "The BVH"); sweeps and all-pairs, the default.
+   */
+  readonly rebuildSahRatio?: number;
 }
 
 /**
  * How a query finds its boxes: 'brute' tests every box (workgroup-tiled), 'bvh' walks a GPU-built
  * tree (built on first use, refitted after `update` — rebuilt instead once refits have loosened
- * it past BVH_REBUILD_SAH_RATIO × its built SAH cost — and rebuilt after `set` or `rebase`), 'auto'
+ * it past ObbGpuOptions.rebuildSahRatio × its built SAH cost — and rebuilt after `set` or `rebase`), 'auto'
  * (default) picks the tree from the thresholds below.
  */
 export type Accel = 'auto' | 'bvh' | 'brute';
@@ -96,6 +103,8 @@ export class ObbGpu {
   private readonly owned = new Set<{ destroy(): void }>();
   /** The tree of each set that has one; dropped (and freed) when its set is destroyed. */
   private readonly trees = new Map<BoxSet, TreeState>();
+  /** See ObbGpuOptions.rebuildSahRatio. */
+  private rebuildSahRatio = BVH_REBUILD_SAH_RATIO;
 
   private constructor(ctx: GpuContext, workgroupSize: number, rayTuning: Partial<RayKernelTuning> | undefined, thresholds: BvhThresholds) {
     this.ctx = ctx;
@@ -114,10 +123,15 @@ export class ObbGpu {
     if (!Number.isInteger(workgroupSize) || workgroupSize < 1 || workgroupSize > 256) {
       throw new ValidationError('argument', undefined, 'workgroupSize', `must be an integer in 1..256 (got ${String(workgroupSize)})`);
     }
+    const rebuildRatio = options.rebuildSahRatio ?? BVH_REBUILD_SAH_RATIO;
+    if (typeof rebuildRatio !== 'number' || !(rebuildRatio >= 1)) {
+      throw new ValidationError('argument', undefined, 'rebuildSahRatio', `must be a number ≥ 1 or Infinity (got ${String(rebuildRatio)})`);
+    }
     const ctx = await GpuContext.create(options);
     let gpu: ObbGpu;
     try {
       gpu = new ObbGpu(ctx, workgroupSize, options.rayTuning, { ...BVH_THRESHOLDS, ...options.bvhThresholds });
+      gpu.rebuildSahRatio = rebuildRatio;
       // The brute-force kernels compile now (their errors surface here); the BVH's compile on
       // first use, so a program that never needs a tree never pays for one.
       const rayKernels = new Set<KernelName>(['closestHit', 'anyHit', 'allHits']);
@@ -218,7 +232,7 @@ export class ObbGpu {
       // The last refit's SAH cost (read back after it; done by now in a frame loop) decides
       // whether this change refits the tree or rebuilds it.
       await st.probe;
-      const loose = st.builtSah > 0 && st.sah > BVH_REBUILD_SAH_RATIO * st.builtSah;
+      const loose = st.builtSah > 0 && st.sah > this.rebuildSahRatio * st.builtSah;
       const rebuild = st.shapeVersion !== set.shapeVersion || st.bvh.count !== set.count || loose;
       const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh` });
       if (rebuild) {

@@ -14,7 +14,8 @@ import { BOX_F64 } from '../../src/core/types.ts';
 import { RayQueries } from '../../src/rays/RayQueries.ts';
 import { Bvh } from '../../src/tree/Bvh.ts';
 import { BVH_REBUILD_SAH_RATIO } from '../../src/constants.ts';
-import { openNodeGpu, scoped } from './shared.ts';
+import { openNodeGpu, scoped, TEST_DRIVER } from './shared.ts';
+import { createNodeGpu } from '../../src/node/runtime.ts';
 
 let gpu: ObbGpu;
 beforeAll(async () => {
@@ -184,5 +185,31 @@ describe('refit or rebuild', () => {
     expect(loose[loose.length - 1]!, `${loose.join(' ')} vs ${sah.join(' ')}`).toBeGreaterThan(1.2 * Math.max(...sah));
     refitOnly.destroy();
     set.destroy();
+  });
+});
+
+describe('rebuildSahRatio', () => {
+  it('Infinity keeps refitting (the cost only grows); a ratio below 1 is refused', async () => {
+    await expect(createNodeGpu({ driver: TEST_DRIVER, rebuildSahRatio: 0.5 })).rejects.toThrow(/rebuildSahRatio/);
+    const never = await createNodeGpu({ driver: TEST_DRIVER, rebuildSahRatio: Infinity });
+    try {
+      const boxes = randomBoxes(3000, mulberry32(86), { extent: 80, halfMin: 0.2, halfMax: 1.5 });
+      const set = never.createBoxSet(boxes);
+      await never.buildBvh(set);
+      const tree = (await never.bvhOf(set))!;
+      const costs = [await tree.sahCost()];
+      const rnd = mulberry32(87);
+      let data = boxes.data;
+      for (let frame = 0; frame < 4; frame++) {
+        data = data.map((x, k) => (k % BOX_F64.STRIDE < 3 ? x + 8 * (2 * rnd() - 1) : x));
+        await set.update(0, { count: boxes.count, data });
+        await never.bvhOf(set);
+        costs.push(await tree.sahCost());
+      }
+      expect(costs.every((x, k) => k === 0 || x > costs[k - 1]!), costs.join(' ')).toBe(true);
+      expect(costs[4]!, costs.join(' ')).toBeGreaterThan(BVH_REBUILD_SAH_RATIO * costs[0]!);
+    } finally {
+      never.destroy();
+    }
   });
 });
