@@ -244,7 +244,7 @@ export class ObbGpu {
       st.version = set.version;
       st.shapeVersion = set.shapeVersion;
       const state = st;
-      state.probe = state.bvh.sahCost().then((sah) => {
+      state.probe = state.bvh.probeSah().then((sah) => {
         state.sah = sah;
         if (rebuild) {
           state.builtSah = sah;

@@ -449,11 +449,14 @@ export class GpuContext {
    * together (a sweep's range image, boxes and counters), one round trip instead of one each.
    * With `encoder` (the work that writes the parts, not yet finished), the copies are appended
    * to it and everything is submitted at once, under one error scope: one submission and one
-   * wait instead of two each. The submission happens before this call first awaits.
+   * wait instead of two each. `record` (the work itself, recorded into that encoder) runs inside
+   * the same scope, first: one error-scope round trip for the whole query. The submission happens
+   * before this call first awaits.
    */
   async readbackParts(
     parts: readonly { readonly source: GPUBuffer; readonly size: number; readonly offset?: number }[],
     operation = 'readback', epoch: object = this.currentEpoch, encoder?: GPUCommandEncoder,
+    record?: (encoder: GPUCommandEncoder) => void,
   ): Promise<ArrayBuffer[]> {
     this.assertAlive(operation);
     this.assertEpoch(operation, epoch);
@@ -464,8 +467,12 @@ export class GpuContext {
       total += alignTo(p.size, 4);
     }
     if (total === 0) {
-      if (encoder) {
-        await this.scoped(operation, () => this.device.queue.submit([encoder.finish()]), epoch);
+      if (encoder || record) {
+        await this.scoped(operation, () => {
+          const enc = encoder ?? this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
+          record?.(enc);
+          this.device.queue.submit([enc.finish()]);
+        }, epoch);
       }
       return parts.map(() => new ArrayBuffer(0));
     }
@@ -474,6 +481,7 @@ export class GpuContext {
     try {
       await this.scoped(operation, () => {
         const enc = encoder ?? this.device.createCommandEncoder({ label: `${this.label}:${operation}` });
+        record?.(enc);
         parts.forEach((p, k) => {
           if (p.size > 0) {
             enc.copyBufferToBuffer(p.source, p.offset ?? 0, staging, at[k]!, alignTo(p.size, 4));

@@ -18,7 +18,7 @@
 import { BVH_REFIT_STEPS, BVH_WG, BVH_WIDE_VEC4 } from '../constants.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
-import { BufferUsage } from '../runtime/flags.ts';
+import { BufferUsage, MapMode } from '../runtime/flags.ts';
 import { getKernel, type KernelName, type KernelPipeline } from '../runtime/pipelines.ts';
 import { BVH_NODE } from '../layout/index.ts';
 import { Lifetime } from '../runtime/lifetime.ts';
@@ -88,6 +88,9 @@ export class Bvh {
   private readonly lists: [GPUBuffer, GPUBuffer];
   private readonly args: GPUBuffer;
   private readonly status: GPUBuffer;
+  /** Where probeSah maps the status to (the tree's own: nothing shared outlives it). */
+  private readonly statusRead: GPUBuffer;
+  private probing: Promise<number> | undefined;
   private readonly bounds: GPUBuffer;
   private readonly params: GPUBuffer;
   private readonly sort: RadixSort;
@@ -116,6 +119,7 @@ export class Bvh {
     this.lists = [make('frontier-a', (n + 1) * 4), make('frontier-b', (n + 1) * 4)];
     this.args = make('args', 16, STORAGE | BufferUsage.INDIRECT);
     this.status = make('status', 16);
+    this.statusRead = make('status-read', 16, BufferUsage.MAP_READ | BufferUsage.COPY_DST);
     this.bounds = make('bounds', (2 + 2 * this.partials(n)) * 16);
     this.params = make('params', 16, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
@@ -349,6 +353,30 @@ export class Bvh {
     return new Float32Array(await this.ctx.readback(this.status, 8, 0, 'Bvh.sahCost'))[1]!;
   }
 
+  /**
+   * sahCost through the tree's own mappable buffer (ObbGpu's read-back after each build and
+   * refit): it ends with the tree, so a probe in flight when the tree is destroyed holds nothing
+   * of the context's (it then rejects). One at a time: a second call waits for the first.
+   */
+  async probeSah(): Promise<number> {
+    const previous = this.probing;
+    const run = (async (): Promise<number> => {
+      await previous?.catch(() => undefined);
+      this.assertUsable('Bvh.probeSah');
+      await this.ctx.scoped('Bvh.probeSah', () => {
+        const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh-probe` });
+        encoder.copyBufferToBuffer(this.status, 0, this.statusRead, 0, 16);
+        this.ctx.device.queue.submit([encoder.finish()]);
+      });
+      await this.statusRead.mapAsync(MapMode.READ, 0, 16);
+      const sah = new Float32Array(this.statusRead.getMappedRange(0, 16).slice(0))[1]!;
+      this.statusRead.unmap();
+      return sah;
+    })();
+    this.probing = run;
+    return run;
+  }
+
   /** Reads the whole tree back (tests, tools). */
   async snapshot(): Promise<BvhSnapshot> {
     const n = this.builtCount;
@@ -382,7 +410,7 @@ export class Bvh {
     if (!this.lifetime.end()) {
       return;
     }
-    for (const b of [this.nodes, this.wide, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.bounds, this.params]) {
+    for (const b of [this.nodes, this.wide, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.statusRead, this.bounds, this.params]) {
       this.ctx.destroyBuffer(b);
     }
     this.sort.destroy();

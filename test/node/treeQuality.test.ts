@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32, randomBoxes, randomRays, type BoxArray, type ObbGpu } from '../../src/index.ts';
-import { closestHitGrid } from '../../src/reference/index.ts';
+import { anyHitGrid, closestHitGrid } from '../../src/reference/index.ts';
 import { anyHit, allHits } from '../../src/reference/raycast.ts';
 import { bvhSahCost, bvhWalkCounts, wideRecords } from '../../src/tree/quality.ts';
 import { BOX_F64 } from '../../src/core/types.ts';
-import { RayQueries } from '../../src/rays/RayQueries.ts';
+import { RayQueries, directionOrder } from '../../src/rays/RayQueries.ts';
 import { Bvh } from '../../src/tree/Bvh.ts';
 import { BVH_REBUILD_SAH_RATIO } from '../../src/constants.ts';
 import { openNodeGpu, scoped, TEST_DRIVER } from './shared.ts';
@@ -114,24 +114,40 @@ describe('the wide tree', () => {
 });
 
 describe('rays per lane', () => {
-  it('the tree\'s closest-hit kernel gives the reference\'s boxes with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), batches not a multiple of them', async () => {
+  it('the tree\'s closest- and any-hit answers equal the reference\'s with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), batches not a multiple of them, in the caller\'s order or walked by direction', async () => {
     const boxes = randomBoxes(20_000, mulberry32(81), { extent: 150, halfMin: 0.2, halfMax: 2 });
     const set = gpu.createBoxSet(boxes);
     await gpu.buildBvh(set);
     const bvh = (await gpu.bvhOf(set))!;
     const rays = randomRays(5003, boxes, mulberry32(82), { extent: 160 });
     const ref = closestHitGrid(boxes, rays);
-    for (const raysPerLane of [1, 3, 8]) {
-      const rq = new RayQueries(gpu.ctx, undefined, 64, { raysPerLane });
-      const hits = await scoped(gpu, () => rq.closestHit(set, rays, { tree: () => Promise.resolve(bvh) }));
+    const refAny = anyHitGrid(boxes, rays);
+    for (const [raysPerLane, sortRays] of [[1, false], [1, true], [3, true], [8, true], [8, false]] as const) {
+      const rq = new RayQueries(gpu.ctx, undefined, 64, { raysPerLane, sortRays });
+      const tree = (): Promise<typeof bvh> => Promise.resolve(bvh);
+      const hits = await scoped(gpu, () => rq.closestHit(set, rays, { tree, geometry: true }));
+      const any = await scoped(gpu, () => rq.anyHit(set, rays, { tree }));
       let off = 0;
+      let anyOff = 0;
+      let pointOff = 0;
       for (let r = 0; r < rays.count; r++) {
         off += hits.box[r] === ref.box[r] ? 0 : 1;
+        anyOff += any[r] === refAny[r] ? 0 : 1;
+        // The hit point belongs to this ray (origin + t · direction), in the caller's order.
+        if (hits.box[r]! >= 0) {
+          const o = r * 7;
+          const d = Math.hypot(rays.data[o + 3]!, rays.data[o + 4]!, rays.data[o + 5]!);
+          const x = rays.data[o]! + hits.t[r]! * rays.data[o + 3]! / d;
+          pointOff += Math.abs(hits.point![3 * r]! - x) < 1e-3 * (1 + Math.abs(x)) ? 0 : 1;
+        }
       }
-      expect(off, `${raysPerLane} per lane`).toBe(0);
+      expect([off, anyOff, pointOff], `${raysPerLane} per lane, sorted ${sortRays}`).toEqual([0, 0, 0]);
       expect(hits.box.filter((b) => b >= 0).length).toBeGreaterThan(1000);
       rq.trim();
     }
+    // The order is a permutation with non-decreasing direction keys.
+    const order = directionOrder(rays);
+    expect(new Set(order).size).toBe(rays.count);
     expect(() => new RayQueries(gpu.ctx, undefined, 64, { raysPerLane: 0 })).toThrow(/raysPerLane/);
     set.destroy();
   });
