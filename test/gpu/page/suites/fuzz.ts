@@ -3,14 +3,15 @@
  * reference, and the comparator classifies every answer; a property fails on any mismatch or
  * any exception. Three properties:
  *
- * - `rays`: boxes × rays through closestHit, anyHit and allHits (with a random list capacity),
+ * - `rays`: boxes × rays through closestHit, anyHit and allHits (with a random list capacity;
+ *   closest and any hits also through the set's tree),
  *   with flat boxes, masks, excluded boxes, max distances, `solid`, and scenes up to 1e6 m from
  *   the world origin;
  * - `pairs`: listed pairs, one box against the set, every pair in a set (random capacity; brute
  *   force or BVH as `auto` picks, the grid and the BVH) and between two sets with their own origins;
  * - `updates`: a BoxSet driven by random set / update / setMasks / rebase calls with queries
  *   issued in between, none awaited before the next call: each query must answer for the model
- *   state at the time it was issued;
+ *   state at the time it was issued (by brute force and through the set's tree);
  * - `lidar`: a sensor (random channel table, azimuths, start, span and turning direction,
  *   per-channel offsets, beam-origin offset, min range, pose, masks, list capacity, and motion
  *   during the sweep: the sensor's travel and turn, moving and spinning boxes) swept over boxes
@@ -255,13 +256,17 @@ async function evalRays(gpu: ObbGpu, spec: RayScene, tally: Tally): Promise<void
       ...(options.exclude ? { exclude: options.exclude } : {}),
     };
     const input = { boxes, rays, options, origin: set.origin };
-    const [closest, any, all] = await Promise.all([
+    const [closest, any, all, closestTree, anyTree] = await Promise.all([
       gpu.closestHit(set, rays, q),
       gpu.anyHit(set, rays, q),
       gpu.allHits(set, rays, spec.capacity === null ? q : { ...q, capacity: spec.capacity }),
+      gpu.closestHit(set, rays, { ...q, accel: 'bvh' }),
+      gpu.anyHit(set, rays, { ...q, accel: 'bvh' }),
     ]);
     expectAgree('closestHit', compareClosestHits(input, closest), tally);
     expectAgree('anyHit', compareAnyHits(input, any), tally);
+    expectAgree('closestHit (bvh)', compareClosestHits(input, closestTree), tally);
+    expectAgree('anyHit (bvh)', compareAnyHits(input, anyTree), tally);
     const refAll = refAllHits(boxes, rays, options);
     expectAgree('allHits', compareAllHits(input, all, refAll), tally);
   } finally {
@@ -373,7 +378,9 @@ async function evalUpdates(gpu: ObbGpu, spec: UpdateScene, tally: Tally): Promis
         origin = to ?? origin;
       } else {
         const rayMasks = Uint32Array.from({ length: rays.count }, (_, i) => (i % 3 === 0 ? 0xffffffff : 1 << (i % 5)));
+        // Brute force and the set's tree (refitted, or rebuilt by the SAH it measured).
         queries.push({ hits: gpu.closestHit(set, rays, { rayMasks }), boxes: model, masks, origin });
+        queries.push({ hits: gpu.closestHit(set, rays, { rayMasks, accel: 'bvh' }), boxes: model, masks, origin });
       }
     }
     // Everything settles before the set is destroyed (finally), failures included.
