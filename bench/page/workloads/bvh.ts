@@ -15,6 +15,8 @@ import { bvhSahCost, bvhWalkCounts } from '../../../src/tree/quality.ts';
 import { BOX_F64 } from '../../../src/core/types.ts';
 import { mulberry32 } from '../../../src/index.ts';
 import { timeClosestKernel } from '../impls/gpuKernel.ts';
+import { checkBoxRange, defaultOrigin, packBoxes } from '../../../src/advanced.ts';
+import { validateBoxArray } from '../../../src/index.ts';
 
 /** Build time per phase for a picking scene of n boxes (medians over the budget's runs). */
 export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteResult> {
@@ -61,6 +63,7 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
     totalRow.nodes_per_ray = mean(onGpu.nodes);
     totalRow.box_tests_per_ray = mean(onGpu.boxTests);
     totalRow.note = `${totalRow.note}; tree: SAH ${totalRow.sah} (unit costs); picking-1024 walk counted on the GPU: ${totalRow.nodes_per_ray} wide records and ${totalRow.box_tests_per_ray} box tests per ray (the float64 twin: ${mean(wide.nodes)} and ${mean(wide.boxTests)}; the binary walk: ${mean(binary.nodes)} nodes, ${mean(binary.boxTests)} box tests)`;
+    out.rows.push(...await hostPhases(n, boxes, cfg));
     // The refit alone, as a moving scene runs it every frame (one submission).
     const refit = await timeBudget(async () => {
       await bvh.refit();
@@ -72,6 +75,54 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
     set.destroy();
   }
   return out;
+}
+
+/**
+ * The host's part of a build end to end, phase by phase (`bvh-build-host-*` rows; wall time,
+ * medians): validating and canonicalising the boxes, the range check and the floating origin,
+ * packing to the GPU layout, the upload (writeBuffer to the queue's idle), and making the tree's
+ * buffers and pipelines (Bvh.create). What `build` times end to end besides the GPU phases.
+ */
+async function hostPhases(n: number, boxes: ReturnType<typeof pickingScene>, cfg: BenchConfig): Promise<ReturnType<typeof makeRow>[]> {
+  const g = await sharedGpu();
+  const samples: Record<string, number[]> = { validate: [], range: [], pack: [], upload: [], buffers: [] };
+  const runs = Math.max(3, Math.min(5, cfg.buildBudget.maxRuns));
+  for (let k = 0; k < runs; k++) {
+    const t0 = performance.now();
+    const canonical = validateBoxArray(boxes.data, boxes.count);
+    const t1 = performance.now();
+    const origin = defaultOrigin(canonical);
+    checkBoxRange(canonical, origin);
+    const t2 = performance.now();
+    const packed = packBoxes(canonical, origin);
+    const t3 = performance.now();
+    const buffer = g.ctx.device.createBuffer({ label: 'bench:boxes', size: packed.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    g.ctx.device.queue.writeBuffer(buffer, 0, packed);
+    await g.ctx.device.queue.onSubmittedWorkDone();
+    const t4 = performance.now();
+    buffer.destroy();
+    const set = g.createBoxSet(boxes);
+    const t5 = performance.now();
+    const bvh = await Bvh.create(g.ctx, set);
+    await g.ctx.device.queue.onSubmittedWorkDone();
+    const t6 = performance.now();
+    bvh.destroy();
+    set.destroy();
+    samples['validate']!.push(t1 - t0);
+    samples['range']!.push(t2 - t1);
+    samples['pack']!.push(t3 - t2);
+    samples['upload']!.push(t4 - t3);
+    samples['buffers']!.push(t6 - t5);
+  }
+  const what: Record<string, string> = {
+    validate: 'validate and canonicalise the float64 boxes (one JS pass)', range: 'the floating origin and the range check',
+    pack: 'pack to the GPU layout (float32, relative to the origin)', upload: 'writeBuffer of the packed boxes, to the queue\'s idle',
+    buffers: 'Bvh.create: the tree\'s buffers and its sort\'s, pipelines cached',
+  };
+  return Object.entries(samples).map(([phase, list]) => makeRow({
+    workload: `bvh-build-host-${phase}`, implementation: 'gpu-bvh', n, queries: 0, stats: stats(list), work: n,
+    unit: 'boxes/s', agrees: null, timing: 'end-to-end', note: `host phase: ${what[phase]}`,
+  }));
 }
 
 /**
