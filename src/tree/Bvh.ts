@@ -368,6 +368,9 @@ export class Bvh {
         encoder.copyBufferToBuffer(this.status, 0, this.statusRead, 0, 16);
         this.ctx.device.queue.submit([encoder.finish()]);
       });
+      // Destroyed while the submission's scope was awaited: mapping a destroyed buffer is a
+      // validation error (the nightly fuzz found it), so refuse here, in the same turn as the map.
+      this.assertUsable('Bvh.probeSah');
       await this.statusRead.mapAsync(MapMode.READ, 0, 16);
       const sah = new Float32Array(this.statusRead.getMappedRange(0, 16).slice(0))[1]!;
       this.statusRead.unmap();
