@@ -416,10 +416,9 @@ export class RayQueries {
       const all = [params, rays, hits, geometry, walkCounts, walk.overflow];
       try {
         const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${op}` });
-        if (n > 0) {
-          await this.dispatch('closestHit', set, params, rays, n, { hits, geometry, walkCounts }, encoder, undefined, op, walk);
-        }
-        const reads = this.ctx.readbackParts([{ source: hits, size: n * HIT.SIZE }, { source: walkCounts, size: n * 8 }], op, epoch, encoder);
+        // As closestHit: the kernel recorded inside the readback's error scope.
+        const kernel = n > 0 ? await this.recorder('closestHit', set, params, rays, n, { hits, geometry, walkCounts }, undefined, op, walk) : undefined;
+        const reads = this.ctx.readbackParts([{ source: hits, size: n * HIT.SIZE }, { source: walkCounts, size: n * 8 }], kernel?.label ?? op, epoch, encoder, kernel?.record);
         return { all, reads };
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
@@ -817,7 +816,8 @@ function reordered(prep: PreparedRays, order: Uint32Array): PreparedRays {
 
 /** Per-ray arrays (`per` values a ray) back in the caller's order: out[order[k]] = a[k]. */
 function unordered<T extends Int32Array | Float32Array | Float64Array | Uint8Array>(a: T, order: Uint32Array, per = 1): T {
-  const out = a.slice() as T;
+  // Every entry is written below: a fresh array of the same type, not a copy.
+  const out = new (a.constructor as new (length: number) => T)(a.length);
   order.forEach((r, k) => {
     for (let c = 0; c < per; c++) {
       out[r * per + c] = a[k * per + c]!;
