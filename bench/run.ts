@@ -84,7 +84,7 @@ const GROUPS: readonly WorkloadGroup[] = [
   {
     name: 'bvh-build',
     workloads: [
-      'bvh-build-bounds', 'bvh-build-codes', 'bvh-build-sort', 'bvh-build-hierarchy', 'bvh-build-refit', 'bvh-build-total',
+      'bvh-build-bounds', 'bvh-build-codes', 'bvh-build-sort', 'bvh-build-hierarchy', 'bvh-build-total',
       'bvh-build-host-validate', 'bvh-build-host-range', 'bvh-build-host-pack', 'bvh-build-host-upload', 'bvh-build-host-buffers', 'bvh-refit',
     ],
     run: (call, cfg, s, log) => each(s.picking, (n) => call<SuiteResult>('bvh', 'buildPhases', n, cfg), log, (n) => `n=${n}`),

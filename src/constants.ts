@@ -107,10 +107,10 @@ export const BVH_NONE = 0xffffffff;
 /** vec4 per wide record of the BVH (shaders/tree/build.wgsl): four entries of (min, pointer) and (max, 0). */
 export const BVH_WIDE_VEC4 = 8;
 /**
- * Refit steps: the height of a Karras tree is bounded by the key length. Each internal node's
- * common-prefix length δ exceeds its parent's, and δ lies in [0, 63] for 30-bit codes with the
- * 32-bit index tie-break, so no internal node sits deeper than 63: 64 frontier steps always
- * reach the root (tests check the root is reached).
+ * Up-sweep steps (a build's hierarchy and a refit): the height of the radix tree (Karras's) is
+ * bounded by the key length. Each internal node's common-prefix length δ exceeds its parent's,
+ * and δ lies in [0, 63] for 30-bit codes with the 32-bit index tie-break, so no internal node
+ * sits deeper than 63: 64 frontier steps always reach the root (tests check the root is reached).
  */
 export const BVH_REFIT_STEPS = 64;
 /** Traversal stack entries per invocation (≥ the tree height bound above; overflow is detected). */

@@ -1,52 +1,62 @@
-// build.wgsl — linear BVH over the boxes of a set, built on the GPU (Karras 2012).
+// build.wgsl — linear BVH over the boxes of a set, built on the GPU.
 // Entry points, in order (each its own dispatch; the radix sort of sort.wgsl runs between
-// bvhMorton and bvhHierarchy):
+// bvhMorton and bvhRoot):
 //   bvhBoundsPartial  bounds of the box centres, one partial per workgroup (parallel reduction)
 //   bvhBoundsFinal    one workgroup reduces the partials into bounds[0] (min), bounds[1] (max)
 //   bvhMorton         30-bit Morton code of each centre in those bounds; values = box indices
-//   bvhHierarchy      one internal node per thread (Karras, "Maximizing Parallelism in the
-//                     Construction of BVHs, Octrees, and k-d Trees", HPG 2012); equal codes are
-//                     told apart by their sorted position, so every key is unique
-//   bvhRefitLeaves    every leaf counts itself into its parent; a parent whose second child
-//                     arrives goes on the frontier list
+//   bvhRoot           (one thread) the root's split, found by Karras's split search
+//   bvhRefitLeaves    level 0 of the up-sweep: every leaf writes its entry into its parent's
+//                     wide record and counts itself there; a parent whose second child arrives
+//                     goes on the frontier list
 //   bvhRefitArgs      (one thread) indirect dispatch arguments for the current frontier, and an
 //                     empty next frontier
-//   bvhRefitNodes     computes each frontier node's AABB from its children, writes the wide
-//                     records' entries it knows (below), and moves up
+//   bvhRefitNodes     each frontier node's AABB from its children, its entries into its
+//                     parent's record (below), and on up
+//
+// The tree is the binary radix tree of the sorted 30-bit codes, equal codes told apart by their
+// sorted position so that every key is unique: the tree of Karras ("Maximizing Parallelism in
+// the Construction of BVHs, Octrees, and k-d Trees", HPG 2012), built bottom-up as Apetrei
+// ("Fast and Simple Agglomerative LBVH Construction", CGVC 2014) does: a node covering sorted
+// positions [first, last] is the right child of the split at first − 1 when its keys share more
+// with the key before the range than with the key after it, else the left child of the split at
+// last. So the same up-sweep that computes the AABBs also links the tree (override LINK, a
+// build); a refit (boxes moved, LINK off) follows the links the build recorded. One sweep, no
+// per-node binary searches. Internal nodes are numbered by their split (nodeOfSplit), the root 0.
 //
 // The wide records (what every tree walk reads): per internal node n, the up-to-four nodes two
 // levels below it — a child of n that is a leaf, or the children of n's internal child — each
 // with its AABB, so a walk that starts at the root's record and steps from record to record
 // visits every other level of the binary tree and tests four AABBs per step. Entry k of record n
-// is two vec4f: (min xyz, pointer bits) and (max xyz, 0; entry 0's w: n's subtree area sum,
-// below); entries 0 and 1 come from n's left
-// child, 2 and 3 from its right (a leaf child: itself, then BVH_NONE). The refit of node m writes
-// them from the AABBs it has just computed, the same floats the nodes hold: its leaf children
-// into its own record, its two children into its parent's (the side m is on). Every entry is
-// written by one invocation, every refit, and read only by later dispatches.
+// is two vec4f: (min xyz, pointer bits) and (max xyz, w); entries 0 and 1 come from n's left
+// child, 2 and 3 from its right (a leaf child: itself, then BVH_NONE). Each child writes them
+// when it is done, from the AABBs it has just computed (the same floats its node holds), with
+// the part of its range its parent needs in entry 0's or 2's w; the parent reads its children
+// from there (a BVH_NONE second entry marks a leaf child), then puts its subtree's area sum in
+// entry 0's w and 0 in entry 2's. Every entry is written by one invocation, every build and
+// refit, and read only by later dispatches.
 //
 // The tree's SAH cost (unit costs: Σ of every node's and leaf's AABB area over the root's, as
-// bvhSahCost in src/tree/quality.ts counts it) comes out of the same refit: node n's refit puts
-// its subtree's area sum (its own AABB's area plus its children's sums, a leaf's being its AABB's
-// area) in the free w of its record's first entry (wide[8n + 1].w, after that entry's own
-// write: n's child wrote it in an earlier dispatch, or n just did); the root's refit divides its
-// sum by its area into status[1] (f32 bits). ObbGpu rebuilds instead of refitting when it grew
-// (BVH_REBUILD_SAH_RATIO).
+// bvhSahCost in src/tree/quality.ts counts it) comes out of the same sweep: node n's subtree
+// area sum (its own AABB's area plus its children's sums, a leaf's being its AABB's area) in
+// its record's wide[8n + 1].w; the root divides its sum by its area into status[1] (f32 bits).
+// ObbGpu rebuilds instead of refitting when it grew (BVH_REBUILD_SAH_RATIO).
 //
-// Why the refit needs no memory ordering between invocations: a node is put on the frontier
-// by the atomicAdd that returns 1 on its counter (exactly one child sees that value; atomic
+// Why the sweep needs no memory ordering between invocations: a node is put on the frontier by
+// the atomicAdd that returns 1 on its counter (exactly one child sees that value; atomic
 // read-modify-writes on one location are totally ordered even when relaxed), and it is
-// processed in a LATER dispatch. Its children's AABBs were written in earlier dispatches, and
-// WebGPU makes a dispatch's storage writes visible to the dispatches after it. No invocation
-// ever reads data another invocation of the same dispatch wrote, so the relaxed atomics of WGSL
-// are enough. The height bound (BVH_REFIT_STEPS in src/constants.ts) caps the dispatches.
+// processed in a LATER dispatch. What its children wrote (their entries, links and AABBs) was
+// written in earlier dispatches, and WebGPU makes a dispatch's storage writes visible to the
+// dispatches after it. No invocation ever reads data another invocation of the same dispatch
+// wrote, so the relaxed atomics of WGSL are enough. The height bound (BVH_REFIT_STEPS in
+// src/constants.ts) caps the dispatches.
 //
 // Bindings (group 0): 0 params: BvhParams; 1 boxes: array<Obb>; 2 bounds: array<vec4f>;
 //   3 keys, 4 vals: array<u32>; 5 nodes: array<BvhNode>; 6 parents: array<u32> (internal nodes
 //   first, then leaves by sorted position); 7 refitCount: array<atomic<u32>>; 8 listOut:
 //   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
-//   array<atomic<u32>> ([0] = times the root was refitted, [1] = the SAH cost, f32 bits); 12 wide: array<vec4f> (BVH_WIDE_VEC4
-//   vec4 per internal node: the wide records, above). Workgroup size BVH_WG (the bounds
+//   array<atomic<u32>> ([0] = times the root was refitted, [1] = the SAH cost, f32 bits,
+//   [2] = the root's split); 12 wide: array<vec4f> (BVH_WIDE_VEC4 vec4 per internal node: the
+//   wide records, above). Workgroup size BVH_WG (the bounds
 //   reduction: override BOUNDS_WG).
 
 @group(0) @binding(0) var<uniform> bvhParams: BvhParams;
@@ -165,7 +175,8 @@ fn bvhMorton(
   vals[i] = i;
 }
 
-// Length of the common prefix of sorted keys i and j (position-tie-broken), -1 out of range.
+// Length of the common prefix of sorted keys i and j (position-tie-broken); -1 when j is out of
+// range (i must be in range; the prefix is symmetric).
 fn keyDelta(i: i32, j: i32) -> i32 {
   if (j < 0 || j >= i32(bvhParams.count)) {
     return -1;
@@ -178,60 +189,64 @@ fn keyDelta(i: i32, j: i32) -> i32 {
   return i32(countLeadingZeros(a ^ b));
 }
 
-fn childPointer(index: i32, isLeaf: bool, parent: u32) -> u32 {
-  if (isLeaf) {
-    parents[bvhParams.count - 1u + u32(index)] = parent;
-    return BVH_LEAF | vals[u32(index)];
-  }
-  parents[u32(index)] = parent;
-  return u32(index);
-}
+// Whether the up-sweep also links the tree (a build: each node finds its parent from the sorted
+// keys) or follows the links the last build left (a refit). Set per pipeline by the host.
+override LINK: bool = false;
 
-@compute @workgroup_size(BVH_WG)
-fn bvhHierarchy(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let node = bvhThread(lid, wid, nwg);
-  if (node + 1u >= bvhParams.count) {
-    return;
-  }
-  let i = i32(node);
-  // Direction of the node's range, and its other end j.
-  let d = select(-1, 1, keyDelta(i, i + 1) - keyDelta(i, i - 1) > 0);
-  let deltaMin = keyDelta(i, i - d);
-  var lMax = 2;
-  while (keyDelta(i, i + lMax * d) > deltaMin) {
-    lMax *= 2;
-  }
-  var l = 0;
-  for (var t = lMax / 2; t >= 1; t /= 2) {
-    if (keyDelta(i, i + (l + t) * d) > deltaMin) {
-      l += t;
-    }
-  }
-  let j = i + l * d;
-  // The split: the last position sharing more than the node's common prefix with i.
-  let deltaNode = keyDelta(i, j);
+// The root's split (the last sorted position on the left of the whole range), into status[2].
+// One thread, before a build's up-sweep: Karras's split search over [0, n − 1].
+@compute @workgroup_size(1)
+fn bvhRoot() {
+  let last = i32(bvhParams.count) - 1;
+  let deltaNode = keyDelta(0, last);
   var s = 0;
-  var t = l;
+  var t = last;
   loop {
     t = (t + 1) / 2;
-    if (keyDelta(i, i + (s + t) * d) > deltaNode) {
+    if (keyDelta(0, s + t) > deltaNode) {
       s += t;
     }
     if (t <= 1) {
       break;
     }
   }
-  let gamma = i + s * d + min(d, 0);
-  let left = childPointer(gamma, min(i, j) == gamma, node);
-  let right = childPointer(gamma + 1, max(i, j) == gamma + 1, node);
-  nodes[node] = BvhNode(vec3f(0.0), left, vec3f(0.0), right);
-  if (node == 0u) {
-    parents[0] = BVH_NONE;
+  atomicStore(&status[2], u32(s));
+}
+
+// The node of split p (the internal node whose children meet between sorted positions p and
+// p + 1): the root is node 0 and split n − 2 takes the root split's number, so the n − 1 nodes
+// are numbered 0 .. n − 2 as the walks expect.
+fn nodeOfSplit(p: u32) -> u32 {
+  let root = atomicLoad(&status[2]);
+  if (p == root) {
+    return 0u;
   }
+  if (p == bvhParams.count - 2u) {
+    return root + 1u;
+  }
+  return p + 1u;
+}
+
+// Where a node covering sorted positions [first, last] hangs (a build, Apetrei 2014): under the
+// split at first − 1 as its right child when its keys share more with the key before the range
+// than with the key after it, else under the split at last as its left child. Strict: for a
+// node of the radix tree the two sides never tie. `bound` is what the parent needs of this
+// child's range (a left child's first position, a right child's last).
+struct Hang {
+  parent: u32,
+  side: u32,
+  bound: u32,
+}
+
+fn hangOf(first: u32, last: u32) -> Hang {
+  if (first == 0u && last == bvhParams.count - 1u) {
+    return Hang(BVH_NONE, 0u, 0u);
+  }
+  // keyDelta's first position must be in range (its second may not be): first, then first − 1.
+  if (keyDelta(i32(first), i32(first) - 1) > keyDelta(i32(last), i32(last) + 1)) {
+    return Hang(nodeOfSplit(first - 1u), 2u, last);
+  }
+  return Hang(nodeOfSplit(last), 0u, first);
 }
 
 // A node's parent is queued by the child whose increment finds the counter at 1.
@@ -242,17 +257,34 @@ fn arrive(parent: u32) {
   }
 }
 
+// Level 0 of the up-sweep, one invocation per leaf (sorted position i): the leaf's entry (its
+// box's AABB) and a BVH_NONE entry into its parent's wide record, on its side; then it arrives.
+// Linking, it finds its parent (hangOf) and records it; refitting, it reads the parent the build
+// recorded and finds its side from the record's first pointer, which the build wrote.
 @compute @workgroup_size(BVH_WG)
 fn bvhRefitLeaves(
   @builtin(local_invocation_index) lid: u32,
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let p = bvhThread(lid, wid, nwg);
-  if (p >= bvhParams.count || bvhParams.count < 2u) {
+  let i = bvhThread(lid, wid, nwg);
+  let n = bvhParams.count;
+  if (i >= n || n < 2u) {
     return;
   }
-  arrive(parents[bvhParams.count - 1u + p]);
+  let box = vals[i];
+  let leaf = BVH_LEAF | box;
+  var hang: Hang;
+  if (LINK) {
+    hang = hangOf(i, i);
+    parents[n - 1u + i] = hang.parent;
+  } else {
+    let parent = parents[n - 1u + i];
+    hang = Hang(parent, select(2u, 0u, bitcast<u32>(wide[BVH_WIDE_VEC4 * parent].w) == leaf), 0u);
+  }
+  writeEntry(hang.parent, hang.side, leaf, obbAabb(boxes[box]), hang.bound);
+  writeEntry(hang.parent, hang.side + 1u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)), 0u);
+  arrive(hang.parent);
 }
 
 @compute @workgroup_size(1)
@@ -265,14 +297,32 @@ fn bvhRefitArgs() {
   atomicStore(&listOut[0], 0u);
 }
 
-fn childBounds(c: u32) -> Aabb {
-  if ((c & BVH_LEAF) != 0u) {
-    return obbAabb(boxes[c & ~BVH_LEAF]);
-  }
-  let n = nodes[c];
-  return Aabb(n.min, n.max);
+// A child of node n as the up-sweep sees it: on `side` (0 left, 2 right) of n's record, a leaf
+// child left its own entry and a BVH_NONE after it; an internal child left its two children
+// (never BVH_NONE), and its own AABB is in its node. The entry's max w holds the child's bound
+// (Hang.bound) until n's refit rewrites it.
+struct Child {
+  pointer: u32,
+  box: Aabb,
+  bound: u32,
+  leaf: bool,
 }
 
+fn childOf(n: u32, side: u32, linked: u32) -> Child {
+  let at = BVH_WIDE_VEC4 * n + 2u * side;
+  let lo = wide[at];
+  let hi = wide[at + 1u];
+  let bound = bitcast<u32>(hi.w);
+  if (bitcast<u32>(wide[at + 2u].w) == BVH_NONE) {
+    return Child(bitcast<u32>(lo.w), Aabb(lo.xyz, hi.xyz), bound, true);
+  }
+  let c = nodes[linked];
+  return Child(linked, Aabb(c.min, c.max), bound, false);
+}
+
+// Levels above 0, one invocation per frontier node: its AABB from its children's (as they left
+// them in its record and nodes), its node written whole, its subtree's area sum, then its own
+// entries into its parent's record (found as in bvhRefitLeaves) and its arrival there.
 @compute @workgroup_size(BVH_WG)
 fn bvhRefitNodes(
   @builtin(local_invocation_index) lid: u32,
@@ -284,36 +334,43 @@ fn bvhRefitNodes(
     return;
   }
   let n = listIn[1u + k];
-  let node = nodes[n];
-  let a = childBounds(node.left);
-  let b = childBounds(node.right);
-  let lo = min(a.min, b.min);
-  let hi = max(a.max, b.max);
-  nodes[n].min = lo;
-  nodes[n].max = hi;
-  // The wide records: this node's leaf children into its own, its children into its parent's.
-  if ((node.left & BVH_LEAF) != 0u) {
-    writeEntry(n, 0u, node.left, a);
-    writeEntry(n, 1u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)));
-  }
-  if ((node.right & BVH_LEAF) != 0u) {
-    writeEntry(n, 2u, node.right, b);
-    writeEntry(n, 3u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)));
-  }
-  // The subtree's area sum (the SAH's numerator, below), after this node's own entries.
-  let cost = halfArea(lo, hi) + subtreeCost(node.left, a) + subtreeCost(node.right, b);
+  // Linking, an internal child wrote its number into this node this build; a leaf child's
+  // pointer is in its entry (childOf). Refitting, the node holds the build's pointers.
+  let linked = nodes[n];
+  let a = childOf(n, 0u, linked.left);
+  let b = childOf(n, 2u, linked.right);
+  let lo = min(a.box.min, b.box.min);
+  let hi = max(a.box.max, b.box.max);
+  nodes[n] = BvhNode(lo, a.pointer, hi, b.pointer);
+  // The subtree's area sum (the SAH's numerator, below) in entry 0's max w; entry 2's held the
+  // right child's bound.
+  let cost = halfArea(lo, hi) + subtreeCost(a) + subtreeCost(b);
   wide[BVH_WIDE_VEC4 * n + 1u].w = cost;
-  let parent = parents[n];
-  if (parent == BVH_NONE) {
+  wide[BVH_WIDE_VEC4 * n + 5u].w = 0.0;
+  var hang: Hang;
+  if (LINK) {
+    hang = hangOf(a.bound, b.bound);
+    parents[n] = hang.parent;
+    if (hang.parent != BVH_NONE) {
+      if (hang.side == 0u) {
+        nodes[hang.parent].left = n;
+      } else {
+        nodes[hang.parent].right = n;
+      }
+    }
+  } else {
+    let parent = parents[n];
+    hang = Hang(parent, select(2u, 0u, parent != BVH_NONE && nodes[parent].left == n), 0u);
+  }
+  if (hang.parent == BVH_NONE) {
     let area = halfArea(lo, hi);
     atomicStore(&status[1], bitcast<u32>(select(0.0, cost / area, area > 0.0)));
     atomicAdd(&status[0], 1u);
     return;
   }
-  let side = select(2u, 0u, nodes[parent].left == n);
-  writeEntry(parent, side, node.left, a);
-  writeEntry(parent, side + 1u, node.right, b);
-  arrive(parent);
+  writeEntry(hang.parent, hang.side, a.pointer, a.box, hang.bound);
+  writeEntry(hang.parent, hang.side + 1u, b.pointer, b.box, 0u);
+  arrive(hang.parent);
 }
 
 // Half the surface area of an AABB.
@@ -322,18 +379,26 @@ fn halfArea(lo: vec3f, hi: vec3f) -> f32 {
   return e.x * e.y + e.y * e.z + e.z * e.x;
 }
 
-// The area sum of child c's subtree: a leaf's AABB area, or what c's refit left in its record.
-fn subtreeCost(c: u32, box: Aabb) -> f32 {
-  if ((c & BVH_LEAF) != 0u) {
-    return halfArea(box.min, box.max);
+// The area sum of a child's subtree: a leaf's AABB area, or what the child's refit left in its record.
+fn subtreeCost(c: Child) -> f32 {
+  if (c.leaf) {
+    return halfArea(c.box.min, c.box.max);
   }
-  return wide[BVH_WIDE_VEC4 * c + 1u].w;
+  return wide[BVH_WIDE_VEC4 * c.pointer + 1u].w;
 }
 
-// Entry k of node n's wide record: (min, pointer) and (max, 0).
-fn writeEntry(n: u32, k: u32, pointer: u32, box: Aabb) {
+// Entry k of node n's wide record: (min, pointer) and (max, w bits). A refit keeps the build's
+// pointers and leaves them unwritten: bvhRefitLeaves reads a record's first pointer while a
+// sibling leaf writes that entry, so no invocation may store there in the same dispatch.
+fn writeEntry(n: u32, k: u32, pointer: u32, box: Aabb, w: u32) {
   let at = BVH_WIDE_VEC4 * n + 2u * k;
-  wide[at] = vec4f(box.min, bitcast<f32>(pointer));
-  wide[at + 1u] = vec4f(box.max, 0.0);
+  if (LINK) {
+    wide[at] = vec4f(box.min, bitcast<f32>(pointer));
+  } else {
+    wide[at].x = box.min.x;
+    wide[at].y = box.min.y;
+    wide[at].z = box.min.z;
+  }
+  wide[at + 1u] = vec4f(box.max, bitcast<f32>(w));
 }
 

@@ -37,10 +37,10 @@ export const KERNELS = {
   bvhBoundsPartial: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], boxes: [1, 'read-only-storage'], bounds: [2, 'storage'] } },
   bvhBoundsFinal: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], bounds: [2, 'storage'] } },
   bvhMorton: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], boxes: [1, 'read-only-storage'], bounds: [2, 'storage'], keys: [3, 'storage'], vals: [4, 'storage'] } },
-  bvhHierarchy: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], keys: [3, 'storage'], vals: [4, 'storage'], nodes: [5, 'storage'], parents: [6, 'storage'] } },
-  bvhRefitLeaves: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], parents: [6, 'storage'], refitCount: [7, 'storage'], listOut: [8, 'storage'] } },
+  bvhRoot: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], keys: [3, 'storage'], status: [11, 'storage'] } },
+  bvhRefitLeaves: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], boxes: [1, 'read-only-storage'], keys: [3, 'storage'], vals: [4, 'storage'], parents: [6, 'storage'], refitCount: [7, 'storage'], listOut: [8, 'storage'], status: [11, 'storage'], wide: [12, 'storage'] } },
   bvhRefitArgs: { module: 'treeBuild', bindings: { listOut: [8, 'storage'], listIn: [9, 'read-only-storage'], args: [10, 'storage'] } },
-  bvhRefitNodes: { module: 'treeBuild', bindings: { boxes: [1, 'read-only-storage'], nodes: [5, 'storage'], parents: [6, 'storage'], refitCount: [7, 'storage'], listOut: [8, 'storage'], listIn: [9, 'read-only-storage'], status: [11, 'storage'], wide: [12, 'storage'] } },
+  bvhRefitNodes: { module: 'treeBuild', bindings: { bvhParams: [0, 'uniform'], keys: [3, 'storage'], nodes: [5, 'storage'], parents: [6, 'storage'], refitCount: [7, 'storage'], listOut: [8, 'storage'], listIn: [9, 'read-only-storage'], status: [11, 'storage'], wide: [12, 'storage'] } },
   scatterBoxes: { module: 'boxesScatter', bindings: { scatter: [0, 'uniform'], indices: [1, 'read-only-storage'], sourceBoxes: [2, 'read-only-storage'], boxes: [3, 'storage'] } },
   scatterMasks: { module: 'boxesScatter', bindings: { scatter: [0, 'uniform'], indices: [1, 'read-only-storage'], sourceMasks: [4, 'read-only-storage'], masks: [5, 'storage'] } },
 } as const;

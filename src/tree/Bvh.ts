@@ -3,11 +3,12 @@
  * shaders/tree/build.wgsl, with the radix sort of src/runtime/sort.ts).
  *
  * Build: centre bounds (parallel reduction) → 30-bit Morton codes → stable radix sort of
- * (code, index) → Karras hierarchy → bottom-up refit by frontier lists, one dispatch per level
- * (see build.wgsl for why that needs no cross-invocation memory ordering). Refit alone (boxes
- * moved, same count) redoes only the last step.
+ * (code, index) → the root's split → one bottom-up sweep by frontier lists, one dispatch per
+ * level, that links the radix tree (Apetrei 2014: Karras's tree without its per-node searches)
+ * and computes every AABB on the way (see build.wgsl for why that needs no cross-invocation
+ * memory ordering). Refit alone (boxes moved, same count) redoes the sweep along the build's links.
  *
- * The refit also writes the wide records (shaders/tree/build.wgsl): per internal node its
+ * The sweep also writes the wide records (shaders/tree/build.wgsl): per internal node its
  * up-to-four nodes two levels down and their AABBs, which every walk steps through (every other
  * level, four AABBs per step).
  *
@@ -29,12 +30,17 @@ import { blockTuning, type BlockTuning } from '../runtime/scan.ts';
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
 const BUILD_KERNELS: readonly KernelName[] = [
-  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhHierarchy', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes',
+  'bvhBoundsPartial', 'bvhBoundsFinal', 'bvhMorton', 'bvhRoot', 'bvhRefitLeaves', 'bvhRefitArgs', 'bvhRefitNodes',
 ];
+/** The up-sweep's kernels, compiled twice: linking the tree (a build) and following its links (a refit). */
+const SWEEP_KERNELS: ReadonlySet<KernelName> = new Set(['bvhRefitLeaves', 'bvhRefitNodes']);
 
-/** The phases of a build, in order (see profileBuild). */
-export type BuildPhase = 'bounds' | 'codes' | 'sort' | 'hierarchy' | 'refit';
-const BUILD_PHASES: readonly BuildPhase[] = ['bounds', 'codes', 'sort', 'hierarchy', 'refit'];
+/**
+ * The phases of a build, in order (see profileBuild): `hierarchy` is the bottom-up sweep that
+ * links the tree and computes its AABBs, wide records and SAH cost (what a refit redoes).
+ */
+export type BuildPhase = 'bounds' | 'codes' | 'sort' | 'hierarchy';
+const BUILD_PHASES: readonly BuildPhase[] = ['bounds', 'codes', 'sort', 'hierarchy'];
 
 /** The tree read back, for tests and tools. */
 export interface BvhSnapshot {
@@ -144,7 +150,7 @@ export class Bvh {
     const tuning = blockTuning(ctx);
     const sort = await RadixSort.create(ctx, Math.max(2, capacity), tuning);
     const bvh = new Bvh(ctx, set, Math.max(2, capacity), sort, tuning);
-    await Promise.all(BUILD_KERNELS.map((k) => bvh.kernel(k)));
+    await Promise.all([...BUILD_KERNELS.map((k) => bvh.kernel(k)), ...[...SWEEP_KERNELS].map((k) => bvh.kernel(k, true))]);
     return bvh;
   }
 
@@ -158,10 +164,11 @@ export class Bvh {
     return this.builtCount;
   }
 
-  private kernel<K extends KernelName>(name: K): Promise<KernelPipeline<K>> {
+  /** A build kernel; `link` picks the up-sweep's linking variant (override LINK). */
+  private kernel<K extends KernelName>(name: K, link = false): Promise<KernelPipeline<K>> {
     const bounds = name === 'bvhBoundsPartial' || name === 'bvhBoundsFinal';
     return getKernel(this.ctx.device, name, undefined,
-      bounds ? { BOUNDS_WG: this.tuning.boundsWg, BOUNDS_PER_THREAD: this.tuning.boundsPerThread } : {});
+      bounds ? { BOUNDS_WG: this.tuning.boundsWg, BOUNDS_PER_THREAD: this.tuning.boundsPerThread } : SWEEP_KERNELS.has(name) ? { LINK: link ? 1 : 0 } : {});
   }
 
   /** Throws StaleObjectError when this tree was destroyed or its device replaced. */
@@ -211,10 +218,10 @@ export class Bvh {
         await this.sort.encode(pass, this.keys, this.values, n, 30);
         return;
       case 'hierarchy':
-        dispatch(device, pass, await this.kernel('bvhHierarchy'), { bvhParams: this.params, keys: this.keys, vals: this.values, nodes: this.nodes, parents: this.parents }, groups, 'obb:bvh-hierarchy');
-        return;
-      case 'refit':
-        await this.encodeRefitSteps(pass, n);
+        if (n >= 2) {
+          dispatch(device, pass, await this.kernel('bvhRoot'), { bvhParams: this.params, keys: this.keys, status: this.status }, 1, 'obb:bvh-root');
+        }
+        await this.encodeSweep(pass, n, true);
         return;
     }
   }
@@ -232,7 +239,7 @@ export class Bvh {
     this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
     this.encodeClears(encoder);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-refit', timestampWrites } : { label: 'obb:bvh-refit' });
-    await this.encodeRefitSteps(pass, n);
+    await this.encodeSweep(pass, n, false);
     pass.end();
   }
 
@@ -243,20 +250,24 @@ export class Bvh {
     encoder.clearBuffer(this.status);
   }
 
-  private async encodeRefitSteps(pass: GPUComputePassEncoder, n: number): Promise<void> {
+  /** The bottom-up sweep: linking the tree as it goes (a build) or along its links (a refit). */
+  private async encodeSweep(pass: GPUComputePassEncoder, n: number, link: boolean): Promise<void> {
     if (n < 2) {
       return;
     }
     const device = this.ctx.device;
     const [leaves, argsKernel, nodesKernel] = await Promise.all(
-      [this.kernel('bvhRefitLeaves'), this.kernel('bvhRefitArgs'), this.kernel('bvhRefitNodes')]);
-    dispatch(device, pass, leaves, { bvhParams: this.params, parents: this.parents, refitCount: this.refitCount, listOut: this.lists[0] }, Math.ceil(n / BVH_WG), 'obb:bvh-refit-leaves');
+      [this.kernel('bvhRefitLeaves', link), this.kernel('bvhRefitArgs'), this.kernel('bvhRefitNodes', link)]);
+    dispatch(device, pass, leaves, {
+      bvhParams: this.params, boxes: this.set.buffer, keys: this.keys, vals: this.values, parents: this.parents,
+      refitCount: this.refitCount, listOut: this.lists[0], status: this.status, wide: this.wide,
+    }, Math.ceil(n / BVH_WG), 'obb:bvh-sweep-leaves');
     // Two bind groups per kernel (the frontier lists swap roles each step), made once.
     const groups = (listIn: GPUBuffer, listOut: GPUBuffer): [GPUBindGroup, GPUBindGroup] => [
       bindGroup(device, argsKernel, { listOut, listIn, args: this.args }, 'obb:bvh-refit-args'),
       bindGroup(device, nodesKernel, {
-        boxes: this.set.buffer, nodes: this.nodes, parents: this.parents, refitCount: this.refitCount, listOut, listIn, status: this.status, wide: this.wide,
-      }, 'obb:bvh-refit-nodes'),
+        bvhParams: this.params, keys: this.keys, nodes: this.nodes, parents: this.parents, refitCount: this.refitCount, listOut, listIn, status: this.status, wide: this.wide,
+      }, 'obb:bvh-sweep-nodes'),
     ];
     const even = groups(this.lists[0], this.lists[1]);
     const odd = groups(this.lists[1], this.lists[0]);
@@ -277,7 +288,7 @@ export class Bvh {
    * For benchmarks (the phases' submissions add overhead that a normal build does not have).
    *
    * @example
-   * const t = await bvh.profileBuild(); // { bounds: 0.4, codes: 0.2, sort: 2.1, hierarchy: 0.9, refit: 1.3 } ms
+   * const t = await bvh.profileBuild(); // { bounds: 0.4, codes: 0.2, sort: 2.1, hierarchy: 1.6 } ms
    */
   async profileBuild(): Promise<{ readonly timing: 'gpu-timestamp' | 'gpu-wall'; readonly phases: Readonly<Record<BuildPhase, number>> }> {
     const n = this.set.count;

@@ -228,6 +228,35 @@ export async function invariants(kind: string, n: number, seed: number, refitAft
       if (leafSeen.some((x) => x === 0)) {
         errors.push(`${leafSeen.filter((x) => x === 0).length} leaves never reached`);
       }
+      // The tree is the binary radix tree of the sorted keys (position-tie-broken, as the build
+      // links it bottom-up): every node covers a run of sorted positions, its children split it
+      // into two adjacent runs, and the split is where the run's common prefix ends.
+      if (errors.length === 0) {
+        const position = new Uint32Array(n);
+        s.values.forEach((box, p) => {
+          position[box] = p;
+        });
+        const delta = (i: number, j: number): number =>
+          s.keys[i] === s.keys[j] ? 32 + Math.clz32(i ^ j) : Math.clz32(s.keys[i]! ^ s.keys[j]!);
+        const runOf = (c: number): [number, number] => {
+          if (c & 0x80000000) {
+            const p = position[c & 0x7fffffff]!;
+            return [p, p];
+          }
+          const [l0, l1] = runOf(s.nodeWords[8 * c + 3]!);
+          const [r0, r1] = runOf(s.nodeWords[8 * c + 7]!);
+          if (l1 + 1 !== r0 && errors.length < 5) {
+            errors.push(`node ${c}: children cover ${l0}..${l1} and ${r0}..${r1}, not adjacent runs`);
+          } else if (delta(l0, r1) !== delta(l1, r0) && errors.length < 5) {
+            errors.push(`node ${c}: split after ${l1} in ${l0}..${r1} is not where the common prefix ends`);
+          }
+          return [l0, r1];
+        };
+        const [first, last] = runOf(0);
+        if (first !== 0 || last !== n - 1) {
+          errors.push(`the root covers ${first}..${last}, not 0..${n - 1}`);
+        }
+      }
       if (nodeSeen.some((x) => x === 0)) {
         errors.push(`${nodeSeen.filter((x) => x === 0).length} internal nodes never reached`);
       }
