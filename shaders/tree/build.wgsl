@@ -33,7 +33,8 @@
 // the part of its range its parent needs in entry 0's or 2's w; the parent reads its children
 // from there (a BVH_NONE second entry marks a leaf child), then puts its subtree's area sum in
 // entry 0's w and 0 in entry 2's. Every entry is written by one invocation, every build and
-// refit, and read only by later dispatches.
+// refit (a refit leaves the leaves' pointers and BVH_NONE entries as the build wrote them), and
+// read only by later dispatches.
 //
 // The tree's SAH cost (unit costs: Σ of every node's and leaf's AABB area over the root's, as
 // bvhSahCost in src/tree/quality.ts counts it) comes out of the same sweep: node n's subtree
@@ -274,16 +275,26 @@ fn bvhRefitLeaves(
   }
   let box = vals[i];
   let leaf = BVH_LEAF | box;
+  let aabb = obbAabb(boxes[box]);
   var hang: Hang;
   if (LINK) {
     hang = hangOf(i, i);
     parents[n - 1u + i] = hang.parent;
+    writeEntry(hang.parent, hang.side, leaf, aabb, hang.bound);
+    writeEntry(hang.parent, hang.side + 1u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)), 0u);
   } else {
+    // The leaf's side: whether its parent's first pointer (the build's) is this leaf. A sibling
+    // leaf may be writing that entry in this dispatch, so a refit leaves every pointer unwritten
+    // (they are the build's): the AABB's floats only, and the BVH_NONE entry as the build left it.
     let parent = parents[n - 1u + i];
-    hang = Hang(parent, select(2u, 0u, bitcast<u32>(wide[BVH_WIDE_VEC4 * parent].w) == leaf), 0u);
+    let at = BVH_WIDE_VEC4 * parent;
+    hang = Hang(parent, select(2u, 0u, bitcast<u32>(wide[at].w) == leaf), 0u);
+    let e = at + 2u * hang.side;
+    wide[e].x = aabb.min.x;
+    wide[e].y = aabb.min.y;
+    wide[e].z = aabb.min.z;
+    wide[e + 1u] = vec4f(aabb.max, 0.0);
   }
-  writeEntry(hang.parent, hang.side, leaf, obbAabb(boxes[box]), hang.bound);
-  writeEntry(hang.parent, hang.side + 1u, BVH_NONE, Aabb(vec3f(0.0), vec3f(0.0)), 0u);
   arrive(hang.parent);
 }
 
@@ -387,18 +398,10 @@ fn subtreeCost(c: Child) -> f32 {
   return wide[BVH_WIDE_VEC4 * c.pointer + 1u].w;
 }
 
-// Entry k of node n's wide record: (min, pointer) and (max, w bits). A refit keeps the build's
-// pointers and leaves them unwritten: bvhRefitLeaves reads a record's first pointer while a
-// sibling leaf writes that entry, so no invocation may store there in the same dispatch.
+// Entry k of node n's wide record: (min, pointer) and (max, w bits).
 fn writeEntry(n: u32, k: u32, pointer: u32, box: Aabb, w: u32) {
   let at = BVH_WIDE_VEC4 * n + 2u * k;
-  if (LINK) {
-    wide[at] = vec4f(box.min, bitcast<f32>(pointer));
-  } else {
-    wide[at].x = box.min.x;
-    wide[at].y = box.min.y;
-    wide[at].z = box.min.z;
-  }
+  wide[at] = vec4f(box.min, bitcast<f32>(pointer));
   wide[at + 1u] = vec4f(box.max, bitcast<f32>(w));
 }
 
