@@ -42,9 +42,11 @@ describe('tree', () => {
     expect(r.maxDepth).toBeLessThan(64);
   });
 
-  it('refit after every box moved keeps the invariants (random, 50,000 boxes, seed 6)', async () => {
-    const r = await gpu.call<{ errors: string[]; refitMs: number }>('bvh', 'invariants', 'random', 50_000, 6, true);
-    console.log(`refit 50,000: ${r.refitMs.toFixed(1)} ms`);
+  it.each([
+    ['random', 50_000], ['random', 2], ['identical', 5000], ['plane', 20_000], ['mixed', 20_000],
+  ] as const)('refit after every box moved keeps the invariants (%s, %i boxes, seed 6)', async (kind, n) => {
+    const r = await gpu.call<{ errors: string[]; refitMs: number }>('bvh', 'invariants', kind, n, 6, true);
+    console.log(`refit ${kind} ${n}: ${r.refitMs.toFixed(1)} ms`);
     expect(r.errors).toEqual([]);
   });
 });
