@@ -310,7 +310,7 @@ fn bvhRefitArgs() {
 
 // A child of node n as the up-sweep sees it: on `side` (0 left, 2 right) of n's record, a leaf
 // child left its own entry and a BVH_NONE after it; an internal child left its two children
-// (never BVH_NONE), and its own AABB is in its node. The entry's max w holds the child's bound
+// (never BVH_NONE), whose union is its own AABB. The entry's max w holds the child's bound
 // (Hang.bound) until n's refit rewrites it.
 struct Child {
   pointer: u32,
@@ -323,16 +323,19 @@ fn childOf(n: u32, side: u32, linked: u32) -> Child {
   let at = BVH_WIDE_VEC4 * n + 2u * side;
   let lo = wide[at];
   let hi = wide[at + 1u];
+  let nextLo = wide[at + 2u];
   let bound = bitcast<u32>(hi.w);
-  if (bitcast<u32>(wide[at + 2u].w) == BVH_NONE) {
+  if (bitcast<u32>(nextLo.w) == BVH_NONE) {
     return Child(bitcast<u32>(lo.w), Aabb(lo.xyz, hi.xyz), bound, true);
   }
-  let c = nodes[linked];
-  return Child(linked, Aabb(c.min, c.max), bound, false);
+  // An internal child's AABB is the union of its two entries here, the same floats its node
+  // holds (it computed its node from them): no read of its node.
+  let nextHi = wide[at + 3u];
+  return Child(linked, Aabb(min(lo.xyz, nextLo.xyz), max(hi.xyz, nextHi.xyz)), bound, false);
 }
 
 // Levels above 0, one invocation per frontier node: its AABB from its children's (as they left
-// them in its record and nodes), its node written whole, its subtree's area sum, then its own
+// them in its record), its node written whole, its subtree's area sum, then its own
 // entries into its parent's record (found as in bvhRefitLeaves) and its arrival there.
 @compute @workgroup_size(BVH_WG)
 fn bvhRefitNodes(
