@@ -352,14 +352,13 @@ export class RayQueries {
       const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : 16, STORAGE_OUT, 'hit-geometry');
       const all = walk ? [params, rays, hits, geometry, walk.overflow] : [params, rays, hits, geometry];
       try {
-        // The kernel and the copies of its results in one submission, started in this turn.
-        // (One error scope for both: its recording runs inside the readback's.)
-        const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${op}` });
+        // The kernel and the copies of its results in one submission, started in this turn, under
+        // one error scope: readbackParts records the kernel into its own encoder, first.
         const kernel = await this.recorder('closestHit', set, params, rays, n, { hits, geometry }, undefined, op, walk);
         const reads = this.ctx.readbackParts([
           { source: hits, size: n * HIT.SIZE },
           { source: geometry, size: options.geometry ? n * HIT_GEOMETRY.SIZE : 0 },
-        ], kernel.label, epoch, encoder, kernel.record);
+        ], kernel.label, epoch, undefined, kernel.record);
         // The boxes as of this turn, for the (never expected) stack-overflow fallback below.
         return { all, reads, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
       } catch (error) {
@@ -415,10 +414,9 @@ export class RayQueries {
       const walkCounts = this.pool.acquire(Math.max(16, n * 8), STORAGE_OUT, 'walk-counts');
       const all = [params, rays, hits, geometry, walkCounts, walk.overflow];
       try {
-        const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${op}` });
         // As closestHit: the kernel recorded inside the readback's error scope.
         const kernel = n > 0 ? await this.recorder('closestHit', set, params, rays, n, { hits, geometry, walkCounts }, undefined, op, walk) : undefined;
-        const reads = this.ctx.readbackParts([{ source: hits, size: n * HIT.SIZE }, { source: walkCounts, size: n * 8 }], kernel?.label ?? op, epoch, encoder, kernel?.record);
+        const reads = this.ctx.readbackParts([{ source: hits, size: n * HIT.SIZE }, { source: walkCounts, size: n * 8 }], kernel?.label ?? op, epoch, undefined, kernel?.record);
         return { all, reads };
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
@@ -590,9 +588,8 @@ export class RayQueries {
       const all = walk ? [params, rays, flags, walk.overflow] : [params, rays, flags];
       try {
         // As closestHit: the kernel and the copy of its flags in one submission.
-        const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:anyHit` });
         const kernel = await this.recorder('anyHit', set, params, rays, n, { anyFlags: flags }, undefined, 'anyHit', walk);
-        const reads = this.ctx.readbackParts([{ source: flags, size: n * 4 }], kernel.label, epoch, encoder, kernel.record);
+        const reads = this.ctx.readbackParts([{ source: flags, size: n * 4 }], kernel.label, epoch, undefined, kernel.record);
         return { all, reads, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
       } catch (error) {
         all.forEach((b) => this.pool.release(b));
