@@ -101,7 +101,9 @@ async function hostPhases(n: number, boxes: ReturnType<typeof pickingScene>, cfg
     await g.ctx.device.queue.onSubmittedWorkDone();
     const t4 = performance.now();
     buffer.destroy();
+    // The set's own upload done first: `buffers` times the tree's allocation alone.
     const set = g.createBoxSet(boxes);
+    await g.ctx.device.queue.onSubmittedWorkDone();
     const t5 = performance.now();
     const bvh = await Bvh.create(g.ctx, set);
     await g.ctx.device.queue.onSubmittedWorkDone();
