@@ -85,7 +85,18 @@ export async function buildPhases(n: number, cfg: BenchConfig): Promise<SuiteRes
  */
 async function hostPhases(n: number, boxes: ReturnType<typeof pickingScene>, cfg: BenchConfig): Promise<ReturnType<typeof makeRow>[]> {
   const g = await sharedGpu();
-  const samples: Record<string, number[]> = { validate: [], range: [], pack: [], upload: [], buffers: [] };
+  const samples: Record<string, number[]> = { validate: [], 'validate-adopt': [], range: [], pack: [], upload: [], buffers: [], 'end-to-end-copy': [], 'end-to-end-adopt': [] };
+  const endToEnd = async (adopt: boolean): Promise<number> => {
+    // The caller's own array (made untimed): with adopt the set takes it, without it copies it.
+    const own = { count: boxes.count, data: boxes.data.slice() };
+    const t = performance.now();
+    const set = g.createBoxSet(own, { adopt });
+    await g.buildBvh(set);
+    await g.ctx.device.queue.onSubmittedWorkDone();
+    const ms = performance.now() - t;
+    set.destroy();
+    return ms;
+  };
   const runs = Math.max(3, Math.min(5, cfg.buildBudget.maxRuns));
   for (let k = 0; k < runs; k++) {
     const t0 = performance.now();
@@ -115,11 +126,22 @@ async function hostPhases(n: number, boxes: ReturnType<typeof pickingScene>, cfg
     samples['pack']!.push(t3 - t2);
     samples['upload']!.push(t4 - t3);
     samples['buffers']!.push(t6 - t5);
+    // Validation in place (createBoxSet's adopt), on a copy made untimed.
+    const own = boxes.data.slice();
+    const t7 = performance.now();
+    validateBoxArray(own, boxes.count, { out: own });
+    samples['validate-adopt']!.push(performance.now() - t7);
+    // A whole build, copying the boxes and adopting them, one after the other.
+    samples['end-to-end-copy']!.push(await endToEnd(false));
+    samples['end-to-end-adopt']!.push(await endToEnd(true));
   }
   const what: Record<string, string> = {
-    validate: 'validate and canonicalise the float64 boxes (one JS pass)', range: 'the floating origin and the range check',
+    validate: 'validate and canonicalise the float64 boxes (one JS pass)',
+    'validate-adopt': 'the same in place, into the caller\'s array (createBoxSet\'s adopt)', range: 'the floating origin and the range check',
     pack: 'pack to the GPU layout (float32, relative to the origin)', upload: 'writeBuffer of the packed boxes, to the queue\'s idle',
     buffers: 'Bvh.create: the tree\'s buffers and its sort\'s, pipelines cached',
+    'end-to-end-copy': 'createBoxSet(boxes) + buildBvh to the queue\'s idle, as the build row (interleaved with the next row)',
+    'end-to-end-adopt': 'createBoxSet(boxes, { adopt: true }) + buildBvh to the queue\'s idle: no host copy',
   };
   return Object.entries(samples).map(([phase, list]) => makeRow({
     workload: `bvh-build-host-${phase}`, implementation: 'gpu-bvh', n, queries: 0, stats: stats(list), work: n,
