@@ -29,7 +29,8 @@ export {
   GRID_PARAMS, LAYOUTS, packBoxes, packRays, type RayPackOptions,
 } from './layout/index.ts';
 export * from './constants.ts';
-export { recordCount, rayCount, canonicalRays, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
+export { recordCount, rayCount, canonicalRays, boxBounds, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
+export type { BoxBounds } from './core/inputs.ts';
 export { rebasePlanes } from './core/frustum.ts';
 export { checkLidar, checkPose, checkMotion, lidarTables, lidarRayAzimuths, poseAxes, columnFrames, columnAngle, columnTime, boxAtTime, slerp, hasAzimuthOffsets, isFullTurn, type ColumnFrame } from './core/lidar.ts';
 export { checkPairs } from './core/queries.ts';

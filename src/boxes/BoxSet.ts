@@ -15,7 +15,7 @@ import { OBB, SCATTER_PARAMS, packBoxes } from '../layout/index.ts';
 import { dispatch } from '../runtime/bind.ts';
 import { getKernel, type KernelPipeline } from '../runtime/pipelines.ts';
 import type { GpuContext } from '../runtime/context.ts';
-import { checkBoxRange, checkCapacity, checkOrigin, defaultOrigin, recordCount } from '../core/inputs.ts';
+import { boxBounds, checkBoxRange, checkCapacity, checkOrigin, defaultOrigin, recordCount } from '../core/inputs.ts';
 
 /** Boxes as the GPU API accepts them: objects, or BOX_F64 records (validated either way). */
 export type BoxSource = readonly BoxInput[] | BoxArray;
@@ -188,8 +188,10 @@ export class BoxSet {
       checkOrigin(options.origin);
     }
     const canonical = canonicalBoxes(boxes, options.adopt === true);
-    const origin: Vec3 = options.origin ? [options.origin[0], options.origin[1], options.origin[2]] : defaultOrigin(canonical);
-    checkBoxRange(canonical, origin);
+    // One pass for the default origin and the range check.
+    const bounds = boxBounds(canonical);
+    const origin: Vec3 = options.origin ? [options.origin[0], options.origin[1], options.origin[2]] : defaultOrigin(canonical, bounds);
+    checkBoxRange(canonical, origin, 0, bounds);
     return new BoxSet(ctx, canonical, origin, options);
   }
 

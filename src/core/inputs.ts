@@ -65,22 +65,26 @@ export function canonicalRays(source: RaySource): RayArray {
   return validateRayArray(arr.data, arr.count);
 }
 
+/** Per axis the least and the greatest box centre and the greatest |half extent| (boxBounds). */
+export interface BoxBounds {
+  readonly lo: Vec3;
+  readonly hi: Vec3;
+  readonly half: Vec3;
+}
+
 /**
- * Centre of the bounds of the box centres (float64): the default floating origin of a set.
- *
- * @example
- * defaultOrigin(boxArrayFrom([{ center: [1e6, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }])) // [1e6, 0, 0]
+ * The bounds of the box centres and the greatest |half extents|, in one pass over the typed array
+ * (with the bounds in locals: arrays of running bounds cost ~20× as much at a million boxes). A
+ * NaN anywhere makes its bound NaN. What defaultOrigin and checkBoxRange read, computed once
+ * when a set needs both.
  */
-export function defaultOrigin(boxes: BoxArray): Vec3 {
-  if (boxes.count === 0) {
-    return [0, 0, 0];
-  }
-  // One pass over the typed array with the bounds in locals (arrays of running bounds cost ~20×
-  // as much at a million boxes).
+export function boxBounds(boxes: BoxArray): BoxBounds {
   const d = boxes.data;
   const S = BOX_F64.STRIDE;
+  const H = BOX_F64.HALF;
   let lx = Infinity, ly = Infinity, lz = Infinity;
   let hx = -Infinity, hy = -Infinity, hz = -Infinity;
+  let ex = 0, ey = 0, ez = 0;
   for (let o = BOX_F64.CENTER, end = boxes.count * S; o < end; o += S) {
     const x = d[o]!, y = d[o + 1]!, z = d[o + 2]!;
     lx = Math.min(lx, x);
@@ -89,9 +93,27 @@ export function defaultOrigin(boxes: BoxArray): Vec3 {
     hx = Math.max(hx, x);
     hy = Math.max(hy, y);
     hz = Math.max(hz, z);
+    ex = Math.max(ex, Math.abs(d[o + H]!));
+    ey = Math.max(ey, Math.abs(d[o + H + 1]!));
+    ez = Math.max(ez, Math.abs(d[o + H + 2]!));
   }
+  return { lo: [lx, ly, lz], hi: [hx, hy, hz], half: [ex, ey, ez] };
+}
+
+/**
+ * Centre of the bounds of the box centres (float64): the default floating origin of a set.
+ * `bounds` (boxBounds of the same boxes) saves the pass.
+ *
+ * @example
+ * defaultOrigin(boxArrayFrom([{ center: [1e6, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }])) // [1e6, 0, 0]
+ */
+export function defaultOrigin(boxes: BoxArray, bounds?: BoxBounds): Vec3 {
+  if (boxes.count === 0) {
+    return [0, 0, 0];
+  }
+  const { lo, hi } = bounds ?? boxBounds(boxes);
   // Halves first: (lo + hi) could overflow for finite inputs near ±1.8e308.
-  return [lx / 2 + hx / 2, ly / 2 + hy / 2, lz / 2 + hz / 2];
+  return [lo[0] / 2 + hi[0] / 2, lo[1] / 2 + hi[1] / 2, lo[2] / 2 + hi[2] / 2];
 }
 
 /** Checks a floating origin: three finite numbers. */
@@ -112,7 +134,7 @@ function rangeError(kind: 'box' | 'ray', index: number, field: string, value: nu
 
 /**
  * Of `count` coordinates (read by `value(i, k)`), some of them farther than GPU_MAX_COORDINATE
- * from `origin` (withinRange failed), the farthest (ties: the larger magnitude), so that the
+ * from `origin` (withinRange failed), the farthest (ties: the larger magnitude; NaN farthest), so that the
  * message shows the culprit, not a neighbour the default origin was pulled away from.
  */
 function farthestOutOfRange(count: number, value: (i: number, k: number) => number, origin: Vec3): [number, number] {
@@ -121,7 +143,8 @@ function farthestOutOfRange(count: number, value: (i: number, k: number) => numb
   for (let i = 0; i < count; i++) {
     for (let k = 0; k < 3; k++) {
       const x = value(i, k);
-      const key = [Math.abs(x - origin[k]!), Math.abs(x)];
+      // NaN is beyond every bound: the farthest (its key's comparisons would otherwise all fail).
+      const key = Number.isNaN(x) ? [Infinity, Infinity] : [Math.abs(x - origin[k]!), Math.abs(x)];
       if (key[0]! > worstKey[0]! || (key[0] === worstKey[0] && key[1]! > worstKey[1]!)) {
         worst = [i, k];
         worstKey = key;
@@ -135,7 +158,18 @@ function farthestOutOfRange(count: number, value: (i: number, k: number) => numb
  * Checks that boxes fit the GPU's float32 range once re-based to `origin` (see
  * {@link GPU_MAX_COORDINATE}); throws ValidationError naming the box and field.
  */
-export function checkBoxRange(boxes: BoxArray, origin: Vec3, firstIndex = 0): void {
+export function checkBoxRange(boxes: BoxArray, origin: Vec3, firstIndex = 0, bounds?: BoxBounds): void {
+  // From the bounds: every centre within range of the origin iff the extreme ones are (float
+  // subtraction is monotonic), every |half extent| iff the greatest is; NaN fails and takes the
+  // passes below, which name the culprit.
+  const { lo, hi, half } = bounds ?? boxBounds(boxes);
+  let within = true;
+  for (let k = 0; k < 3; k++) {
+    within &&= hi[k]! - origin[k]! <= GPU_MAX_COORDINATE && origin[k]! - lo[k]! <= GPU_MAX_COORDINATE && half[k]! <= GPU_MAX_COORDINATE;
+  }
+  if (within) {
+    return;
+  }
   const d = boxes.data;
   const S = BOX_F64.STRIDE;
   const far = withinRange(d, BOX_F64.CENTER, S, boxes.count, origin)
@@ -160,8 +194,8 @@ export function checkBoxRange(boxes: BoxArray, origin: Vec3, firstIndex = 0): vo
 
 /**
  * Whether the `count` triples at `d[first + i·stride]` all lie within GPU_MAX_COORDINATE of
- * `origin` per axis (NaN does not): the one tight pass every valid input takes; the searches
- * that name a culprit run only when it fails.
+ * `origin` per axis (NaN does not): run only when the bounds say something is out of range, to
+ * find which coordinates are; the search that names the culprit runs only when this fails.
  */
 function withinRange(d: Float64Array, first: number, stride: number, count: number, origin: Vec3): boolean {
   const [ox, oy, oz] = origin;

@@ -15,7 +15,7 @@ import { bvhSahCost, bvhWalkCounts } from '../../../src/tree/quality.ts';
 import { BOX_F64 } from '../../../src/core/types.ts';
 import { mulberry32 } from '../../../src/index.ts';
 import { timeClosestKernel } from '../impls/gpuKernel.ts';
-import { checkBoxRange, defaultOrigin, packBoxes } from '../../../src/advanced.ts';
+import { boxBounds, checkBoxRange, defaultOrigin, packBoxes } from '../../../src/advanced.ts';
 import { validateBoxArray } from '../../../src/index.ts';
 
 /** Build time per phase for a picking scene of n boxes (medians over the budget's runs). */
@@ -102,8 +102,9 @@ async function hostPhases(n: number, boxes: ReturnType<typeof pickingScene>, cfg
     const t0 = performance.now();
     const canonical = validateBoxArray(boxes.data, boxes.count);
     const t1 = performance.now();
-    const origin = defaultOrigin(canonical);
-    checkBoxRange(canonical, origin);
+    const bounds = boxBounds(canonical);
+    const origin = defaultOrigin(canonical, bounds);
+    checkBoxRange(canonical, origin, 0, bounds);
     const t2 = performance.now();
     const packed = packBoxes(canonical, origin);
     const t3 = performance.now();
