@@ -39,7 +39,8 @@ export interface BoxSetOptions {
    * after that, for its range from the origin, leaves the same boxes in canonical form), and the
    * array then belongs to the set (`set.boxes.data` is it): do not modify it afterwards. For huge
    * scenes whose array the caller no longer needs: no second copy (120 MB at 1M boxes) and none
-   * of its allocation time. Needs a BoxArray whose data is a Float64Array. Default false.
+   * of its allocation time. Needs a BoxArray whose data is a Float64Array, and not an array a
+   * set holds or held (`set.boxes.data`: queries in flight may read it). Default false.
    */
   readonly adopt?: boolean;
 }
@@ -91,24 +92,36 @@ function checkIndicesInSet(indices: Uint32Array, count: number): void {
   }
 }
 
+/** Every array a set holds or held as its host copy: never adopted (canonicalised in place) again. */
+const held = new WeakSet<Float64Array>();
+
 /**
  * Validated canonical boxes from either form (a copy; with `adopt`, the caller's Float64Array
  * canonicalised in place, written only once every box has passed); call boxCount first.
  */
-function canonicalBoxes(source: BoxSource, adopt = false): BoxArray {
+function canonicalBoxes(source: BoxSource, adopt: unknown = false): BoxArray {
+  if (adopt !== false && adopt !== true) {
+    throw new ValidationError('argument', undefined, 'adopt', `must be true or false (got ${describeValue(adopt)})`);
+  }
+  let out: BoxArray;
   if (adopt) {
     const data = Array.isArray(source) ? undefined : (source as BoxArray).data;
     if (!(data instanceof Float64Array)) {
       throw new ValidationError('argument', undefined, 'adopt',
         `needs boxes as a BoxArray whose data is a Float64Array (got ${Array.isArray(source) ? 'an array of box objects' : describeValue(data)}); without adopt the boxes are copied`);
     }
-    return validateBoxArray(data, (source as BoxArray).count, { out: data });
+    if (held.has(data)) {
+      throw new ValidationError('argument', undefined, 'adopt',
+        'boxes.data is a set\'s host copy (set.boxes.data, now or before), which queries in flight may still read; adopt a new array, or pass it without adopt to copy it');
+    }
+    out = validateBoxArray(data, (source as BoxArray).count, { out: data });
+  } else if (Array.isArray(source)) {
+    out = boxArrayFrom(source as readonly BoxInput[]);
+  } else {
+    const arr = source as BoxArray;
+    out = validateBoxArray(arr.data, arr.count);
   }
-  if (Array.isArray(source)) {
-    return boxArrayFrom(source as readonly BoxInput[]);
-  }
-  const arr = source as BoxArray;
-  return validateBoxArray(arr.data, arr.count);
+  return out;
 }
 
 function checkMasks(masks: Uint32Array | undefined, count: number): void {
@@ -147,6 +160,7 @@ export class BoxSet {
     this.ctx = ctx;
     this.label = options.label ?? 'boxes';
     this.host = boxes;
+    held.add(boxes.data);
     this.hostMasks = options.masks ? options.masks.slice() : undefined;
     this.currentOrigin = origin;
     this.capacity = Math.max(1, options.capacity ?? 0, boxes.count);
@@ -180,14 +194,11 @@ export class BoxSet {
     checkCapacity(options.capacity);
     const slots = Math.max(1, options.capacity ?? 0, count);
     ctx.assertBindingFits(`box set "${options.label ?? 'boxes'}"`, slots * OBB.SIZE, `${slots} boxes × ${OBB.SIZE} bytes`);
-    if (options.adopt !== undefined && typeof options.adopt !== 'boolean') {
-      throw new ValidationError('argument', undefined, 'adopt', `must be true or false (got ${describeValue(options.adopt)})`);
-    }
     checkMasks(options.masks, count);
     if (options.origin !== undefined) {
       checkOrigin(options.origin);
     }
-    const canonical = canonicalBoxes(boxes, options.adopt === true);
+    const canonical = canonicalBoxes(boxes, options.adopt ?? false);
     // One pass for the default origin and the range check.
     const bounds = boxBounds(canonical);
     const origin: Vec3 = options.origin ? [options.origin[0], options.origin[1], options.origin[2]] : defaultOrigin(canonical, bounds);
@@ -282,12 +293,14 @@ export class BoxSet {
   /**
    * Replaces every box (and the masks: pass `masks` again to keep them; omitted = all bits).
    * Queries issued earlier still see the old boxes; queries issued later see the new ones.
+   * `options.adopt` takes `boxes.data` as the new host copy, as createBoxSet's option does (not
+   * an array a set holds or held: set.boxes.data is copied, or refused with adopt).
    */
-  async set(boxes: BoxSource, masks?: Uint32Array): Promise<void> {
+  async set(boxes: BoxSource, masks?: Uint32Array, options: { readonly adopt?: boolean } = {}): Promise<void> {
     this.assertUsable('BoxSet.set');
     const count = boxCount(boxes);
     this.ctx.assertBindingFits(`box set "${this.label}"`, count * OBB.SIZE, `${count} boxes × ${OBB.SIZE} bytes`);
-    const canonical = canonicalBoxes(boxes);
+    const canonical = canonicalBoxes(boxes, options.adopt ?? false);
     checkMasks(masks, canonical.count);
     const maskCopy = masks ? masks.slice() : undefined;
     await this.ctx.sequence('BoxSet.set', () => {
@@ -295,6 +308,7 @@ export class BoxSet {
       checkBoxRange(canonical, this.currentOrigin);
       this.grow(canonical.count);
       this.host = canonical;
+      held.add(canonical.data);
       this.hostMasks = maskCopy;
       this.writeAll(this.currentOrigin);
       this.changed(true);
@@ -341,6 +355,7 @@ export class BoxSet {
       const data = this.host.data.slice();
       data.set(canonical.data, first * BOX_F64.STRIDE);
       this.host = { count: this.host.count, data };
+      held.add(data);
       this.ctx.device.queue.writeBuffer(this.gpuBoxes, first * OBB.SIZE, packBoxes(canonical, this.currentOrigin, 0, canonical.count, this.ctx.uploadScratch(canonical.count * (OBB.SIZE / 4))));
       this.changed(false);
     });
@@ -377,6 +392,7 @@ export class BoxSet {
         data.set(canonical.data.subarray(k * BOX_F64.STRIDE, (k + 1) * BOX_F64.STRIDE), list[k]! * BOX_F64.STRIDE);
       }
       this.host = { count: this.host.count, data };
+      held.add(data);
       this.changed(false);
     });
   }

@@ -86,4 +86,45 @@ describe('createBoxSet with adopt: the caller\'s array, canonicalised in place',
     expect(() => gpu.createBoxSet({ count: 4, data: Float32Array.from(boxes.data) } as unknown as BoxArray, { adopt: true })).toThrow(/Float64Array/);
     expect(() => gpu.createBoxSet(boxes, { adopt: 1 as unknown as boolean })).toThrow(/adopt.*true or false/);
   });
+
+  it('set() adopts too; a set\'s host copy (its own, another set\'s, one replaced since) is never adopted, only copied', async () => {
+    const first = rawBoxes(800, 23);
+    const set = gpu.createBoxSet(first, { adopt: true });
+    const other = gpu.createBoxSet(rawBoxes(300, 24));
+    try {
+      const next = rawBoxes(1200, 25);
+      const expected = validateBoxArray(next.data.slice());
+      await set.set(next, undefined, { adopt: true });
+      expect(set.boxes.data).toBe(next.data);
+      expect(Array.from(next.data)).toEqual(Array.from(expected.data));
+      // On the same floating origin (set() keeps the first boxes' one), so the float32 answers are the same.
+      const copy = gpu.createBoxSet(expected, { origin: set.origin });
+      try {
+        const rays = randomRays(1000, expected, mulberry32(26), { extent: 250 });
+        const [a, c] = await Promise.all([gpu.closestHit(set, rays, { accel: 'bvh' }), gpu.closestHit(copy, rays, { accel: 'bvh' })]);
+        expect(Array.from(a.box)).toEqual(Array.from(c.box));
+        expect(Array.from(a.t)).toEqual(Array.from(c.t));
+      } finally {
+        copy.destroy();
+      }
+      // Held arrays: the set's own, another set's, and the one this set replaced.
+      for (const data of [set.boxes.data, other.boxes.data, first.data]) {
+        const held = { count: data.length / BOX_F64.STRIDE, data };
+        const before = data.slice();
+        expect(() => gpu.createBoxSet(held, { adopt: true })).toThrow(/adopt.*host copy/);
+        await expect(set.set(held, undefined, { adopt: true })).rejects.toThrow(/adopt.*host copy/);
+        expect(data).toEqual(before);
+        // Copied, it is fine.
+        const copied = gpu.createBoxSet(held);
+        expect(copied.boxes.data).not.toBe(data);
+        copied.destroy();
+      }
+      // After update() the host is a new array: held as well.
+      await set.update(0, rawBoxes(10, 27));
+      expect(() => gpu.createBoxSet(set.boxes, { adopt: true })).toThrow(/adopt.*host copy/);
+    } finally {
+      set.destroy();
+      other.destroy();
+    }
+  });
 });
