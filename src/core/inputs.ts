@@ -134,8 +134,8 @@ function rangeError(kind: 'box' | 'ray', index: number, field: string, value: nu
 
 /**
  * Of `count` coordinates (read by `value(i, k)`), some of them farther than GPU_MAX_COORDINATE
- * from `origin` (withinRange failed), the farthest (ties: the larger magnitude; NaN farthest), so that the
- * message shows the culprit, not a neighbour the default origin was pulled away from.
+ * from `origin` (withinRange failed), the farthest (ties: the larger magnitude; NaN farthest), so
+ * that the message shows the culprit, not a neighbour the default origin was pulled away from.
  */
 function farthestOutOfRange(count: number, value: (i: number, k: number) => number, origin: Vec3): [number, number] {
   let worst: [number, number] = [0, 0];
