@@ -13,9 +13,9 @@
  * keep what wins where"), not for the benchmark tables.
  */
 import { ObbGpu, RAY_F64 } from '../../../src/index.ts';
-import { HIT, RAY, packRays } from '../../../src/advanced.ts';
 import { directionOrder } from '../../../src/rays/RayQueries.ts';
 import { CHUNKS } from '../../../src/runtime/shaders.ts';
+import { timeClosestKernel } from '../impls/gpuKernel.ts';
 import { stats } from '../measure.ts';
 import { pickingRays, pickingScene } from '../scenes.ts';
 
@@ -58,7 +58,8 @@ function applyEdits(name: string, edits: readonly ShaderEdit[], original: Record
 
 /**
  * Times the picking-1024 tree walk of each variant over the picking scene of `n` boxes,
- * `rounds` interleaved samples each (after 4 untimed runs, the first compiling). Variants in order; the first is the
+ * `rounds` interleaved samples each (after 3 untimed runs), by the bench's kernel timer
+ * (timeClosestKernel: rays already on the GPU, timestamp queries). Variants in order; the first is the
  * baseline the answers are compared with.
  */
 export async function walk(n: number, variants: Record<string, readonly ShaderEdit[]>, rounds: number): Promise<VariantTiming[]> {
@@ -72,63 +73,36 @@ export async function walk(n: number, variants: Record<string, readonly ShaderEd
   const chunks = CHUNKS as unknown as Chunks;
   const original = Object.fromEntries(Object.entries(chunks).map(([k, c]) => [k, c.code]));
   const gpus: ObbGpu[] = [];
-  const runs: { name: string; run: () => Promise<{ ms: number; hits: Uint32Array }>; samples: number[]; answer: Uint32Array }[] = [];
+  const runs: { name: string; time: (runs: number) => Promise<number[]>; box: Int32Array; samples: number[] }[] = [];
   try {
     for (const [name, edits] of Object.entries(variants)) {
       applyEdits(name, edits, original);
       const gpu = await ObbGpu.create();
       gpus.push(gpu);
-      const device = gpu.ctx.device;
-      if (!device.features.has('timestamp-query')) {
+      if (!gpu.ctx.device.features.has('timestamp-query')) {
         throw new Error('variants: the adapter has no timestamp queries');
       }
       const set = gpu.createBoxSet(boxes);
       const tree = await gpu.bvhOf(set);
-      const raysBuf = device.createBuffer({ size: rays.count * RAY.SIZE, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
-      device.queue.writeBuffer(raysBuf, 0, packRays(walked, set.origin));
-      const hits = device.createBuffer({ size: rays.count * HIT.SIZE, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
-      const geometry = device.createBuffer({ size: 32, usage: GPUBufferUsage.STORAGE });
-      const staging = device.createBuffer({ size: rays.count * HIT.SIZE, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-      const querySet = device.createQuerySet({ type: 'timestamp', count: 2 });
-      const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-      const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-      const run = async (): Promise<{ ms: number; hits: Uint32Array }> => {
-        const enc = device.createCommandEncoder();
-        await gpu.rays.encodeClosestHit(enc, set, raysBuf, rays.count, hits, geometry, {
-          geometry: false, ...(tree ? { tree } : {}), timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 },
-        });
-        enc.resolveQuerySet(querySet, 0, 2, resolve, 0);
-        enc.copyBufferToBuffer(resolve, 0, read, 0, 16);
-        enc.copyBufferToBuffer(hits, 0, staging, 0, rays.count * HIT.SIZE);
-        device.queue.submit([enc.finish()]);
-        await staging.mapAsync(GPUMapMode.READ);
-        const out = new Uint32Array(staging.getMappedRange().slice(0));
-        staging.unmap();
-        await read.mapAsync(GPUMapMode.READ);
-        const [a, b] = new BigUint64Array(read.getMappedRange());
-        read.unmap();
-        return { ms: Number(b! - a!) / 1e6, hits: out };
-      };
-      // The first run compiles the walk's pipeline, while this variant's edits are in place.
-      runs.push({ name, run, samples: [], answer: (await run()).hits });
+      // The first query compiles the walk's pipeline, while this variant's edits are in place.
+      const { box } = await gpu.closestHit(set, walked, { accel: 'bvh' });
+      const time = async (count: number): Promise<number[]> => (await timeClosestKernel(gpu, set, walked, count, tree)).samples;
+      runs.push({ name, time, box, samples: [] });
     }
     applyEdits('original', [], original);
-    const stride = HIT.SIZE / 4;
     for (const r of runs) {
-      for (let i = 0; i < 3; i++) {
-        await r.run();
-      }
+      await r.time(3);
     }
     for (let round = 0; round < rounds; round++) {
       for (const r of runs) {
-        r.samples.push((await r.run()).ms);
+        r.samples.push(...await r.time(1));
       }
     }
     return runs.map((r) => {
       const s = stats(r.samples);
       let differing = 0;
       for (let i = 0; i < rays.count; i++) {
-        differing += r.answer[i * stride + HIT.BOX / 4] === runs[0]!.answer[i * stride + HIT.BOX / 4] ? 0 : 1;
+        differing += r.box[i] === runs[0]!.box[i] ? 0 : 1;
       }
       return { name: r.name, median_ms: s.median, min_ms: s.min, max_ms: s.max, runs: r.samples.length, differing };
     });
