@@ -300,8 +300,9 @@ export class BoxSet {
     this.assertUsable('BoxSet.set');
     const count = boxCount(boxes);
     this.ctx.assertBindingFits(`box set "${this.label}"`, count * OBB.SIZE, `${count} boxes × ${OBB.SIZE} bytes`);
+    // Masks first, as in create: an adopted array is written only once nothing else can refuse it.
+    checkMasks(masks, count);
     const canonical = canonicalBoxes(boxes, options.adopt ?? false);
-    checkMasks(masks, canonical.count);
     const maskCopy = masks ? masks.slice() : undefined;
     await this.ctx.sequence('BoxSet.set', () => {
       this.assertUsable('BoxSet.set');

@@ -69,7 +69,7 @@ describe('createBoxSet with adopt: the caller\'s array, canonicalised in place',
     }
   });
 
-  it('a rejected array is left as it was, and the error names the box', () => {
+  it('a rejected array is left as it was, and the error names the box', async () => {
     const raw = rawBoxes(500, 21);
     const o = 317 * BOX_F64.STRIDE;
     raw.data[o + BOX_F64.HALF + 1] = -1;
@@ -77,6 +77,17 @@ describe('createBoxSet with adopt: the caller\'s array, canonicalised in place',
     expect(() => gpu.createBoxSet(raw, { adopt: true })).toThrow(ValidationError);
     expect(() => gpu.createBoxSet(raw, { adopt: true })).toThrow(/box 317/);
     expect(raw.data).toEqual(before);
+    // Valid boxes with masks of the wrong length: refused before the boxes are canonicalised.
+    const valid = rawBoxes(200, 28);
+    const untouched = valid.data.slice();
+    expect(() => gpu.createBoxSet(valid, { adopt: true, masks: new Uint32Array(3) })).toThrow(/masks/);
+    const set = gpu.createBoxSet(rawBoxes(10, 29));
+    try {
+      await expect(set.set(valid, new Uint32Array(3), { adopt: true })).rejects.toThrow(/masks/);
+    } finally {
+      set.destroy();
+    }
+    expect(valid.data).toEqual(untouched);
   });
 
   it('needs a BoxArray of float64: object boxes, float32 data and a non-boolean adopt are refused by name', () => {
