@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openGpuPage } from '../test/gpu/harness.ts';
+import type { PageEnvironment } from './page/workloads/env.ts';
 import type { ShaderEdit, VariantTiming } from './page/workloads/variants.ts';
 
 function option(args: string[], name: string): string | undefined {
@@ -37,12 +38,14 @@ export async function main(args: string[]): Promise<void> {
   const out = resolve(option(args, '--json') ?? fileURLToPath(new URL('./out/variants.json', import.meta.url)));
   const page = await openGpuPage({ root: fileURLToPath(new URL('./page/', import.meta.url)), protocolTimeout: 3600 * 1000 });
   try {
+    const env = await page.call<PageEnvironment>('env', 'environment');
     const timings = await page.call<VariantTiming[]>('variants', 'walk', n, variants, rounds);
+    console.log(`adapter: ${env.adapter.name}; ${env.userAgent}`);
     for (const t of timings) {
       console.log(`${t.name.padEnd(16)} ${t.median_ms.toFixed(2)} ms (${t.min_ms.toFixed(2)}–${t.max_ms.toFixed(2)}, ${t.runs} runs); rays differing from ${timings[0]!.name}: ${t.differing}`);
     }
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), command: `npm run bench:variants -- ${args.join(' ')}`, n, rounds, file, adapterNote: 'Chromium headless, the adapter its flags give (SwiftShader here)', timings }, null, 2)}\n`);
+    writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), command: `npm run bench:variants -- ${args.join(' ')}`, n, rounds, file, adapter: env.adapter.name, fallbackAdapter: env.adapter.isFallbackAdapter, browser: env.userAgent, timings }, null, 2)}\n`);
     console.log(`wrote ${out}`);
   } finally {
     await page.close();
