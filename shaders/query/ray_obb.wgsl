@@ -39,11 +39,10 @@ fn slabs(p: vec3f, d: vec3f, h: vec3f) -> Slabs {
 
 // The slab loop of the reference (k = 0, 1, 2), written with vector operations: a parallel
 // slab gets tIn = -F32_MAX and tOut = F32_MAX, so the strict comparisons below skip it exactly
-// as the reference's `continue` does, and the first axis attaining the extreme wins ties.
+// as the reference's `continue` does, and the first axis attaining the extreme wins ties. The
+// reference's early returns become one `miss` and selects, with the same comparisons: on a CPU
+// adapter (SwiftShader) both sides of every branch run anyway, and each costs more than a select.
 fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHit {
-  if (slabParallelMiss(p, d, h)) {
-    return RayBoxHit(0.0, FACE_NONE, 0u);
-  }
   let s = slabs(p, d, h);
   let tIn = s.tIn;
   let tOut = s.tOut;
@@ -54,29 +53,30 @@ fn rayObbLocal(p: vec3f, d: vec3f, h: vec3f, tMax: f32, solid: bool) -> RayBoxHi
   var nearFace = FACE_NONE;
   var tFar = F32_MAX;
   var farFace = FACE_NONE;
-  if (tIn.x > tNear) { tNear = tIn.x; nearFace = inFace.x; }
-  if (tIn.y > tNear) { tNear = tIn.y; nearFace = inFace.y; }
-  if (tIn.z > tNear) { tNear = tIn.z; nearFace = inFace.z; }
-  if (tOut.x < tFar) { tFar = tOut.x; farFace = outFace.x; }
-  if (tOut.y < tFar) { tFar = tOut.y; farFace = outFace.y; }
-  if (tOut.z < tFar) { tFar = tOut.z; farFace = outFace.z; }
-  if (tNear > tFar || tFar < 0.0) {
-    return RayBoxHit(0.0, FACE_NONE, 0u);
-  }
-  if (tNear >= 0.0) {
-    if (tNear > tMax) {
-      return RayBoxHit(0.0, FACE_NONE, 0u);
-    }
-    return RayBoxHit(tNear, nearFace, HIT_FLAG_HIT);
-  }
-  // Origin inside the box (tNear < 0 <= tFar).
-  if (solid) {
-    return RayBoxHit(0.0, FACE_NONE, HIT_FLAG_HIT | HIT_FLAG_INSIDE);
-  }
-  if (tFar > tMax) {
-    return RayBoxHit(0.0, FACE_NONE, 0u);
-  }
-  return RayBoxHit(tFar, farFace, HIT_FLAG_HIT | HIT_FLAG_INSIDE);
+  var b = tIn.x > tNear;
+  tNear = select(tNear, tIn.x, b);
+  nearFace = select(nearFace, inFace.x, b);
+  b = tIn.y > tNear;
+  tNear = select(tNear, tIn.y, b);
+  nearFace = select(nearFace, inFace.y, b);
+  b = tIn.z > tNear;
+  tNear = select(tNear, tIn.z, b);
+  nearFace = select(nearFace, inFace.z, b);
+  b = tOut.x < tFar;
+  tFar = select(tFar, tOut.x, b);
+  farFace = select(farFace, outFace.x, b);
+  b = tOut.y < tFar;
+  tFar = select(tFar, tOut.y, b);
+  farFace = select(farFace, outFace.y, b);
+  b = tOut.z < tFar;
+  tFar = select(tFar, tOut.z, b);
+  farFace = select(farFace, outFace.z, b);
+  let front = tNear >= 0.0;
+  let miss = slabParallelMiss(p, d, h) | (tNear > tFar) | (tFar < 0.0) | (front & (tNear > tMax)) | (!front & !solid & (tFar > tMax));
+  let t = select(select(tFar, 0.0, solid), tNear, front);
+  let face = select(select(farFace, FACE_NONE, solid), nearFace, front);
+  let flags = select(HIT_FLAG_HIT | HIT_FLAG_INSIDE, HIT_FLAG_HIT, front);
+  return RayBoxHit(select(t, 0.0, miss), select(face, FACE_NONE, miss), select(flags, 0u, miss));
 }
 
 // The t of rayObbLocal(p, d, h, tMax, true), by the same operations in the same order, without

@@ -19,6 +19,13 @@ override WG: u32 = 64u;
 // the plain loop is faster. The answers are the same either way (the tests run both).
 override TILED: bool = true;
 override CULL: bool = true;
+// The optional parts of a query, compiled in only where it may use them (set per pipeline by the
+// host from the same RAY_OPT bits it writes into params.flags; true keeps the runtime test of the
+// bit alone). On a CPU adapter every instruction of a loop body runs on every iteration, masked
+// off or not, so a part a query does not use costs it anyway unless it is compiled out: the box
+// masks' load in every box test, and the hit geometry in the tree walk's loop (shaders/rays/tree.wgsl).
+override BOX_MASKS: bool = true;
+override GEOMETRY: bool = true;
 
 @group(0) @binding(0) var<uniform> params: RayParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -61,7 +68,7 @@ fn loadTile(base: u32, lid: u32) {
 // Box i read straight from storage (the untiled path).
 fn loadBox(i: u32) -> TileBox {
   var mask = 0xffffffffu;
-  if ((params.flags & RAY_OPT_BOX_MASKS) != 0u) {
+  if (BOX_MASKS && (params.flags & RAY_OPT_BOX_MASKS) != 0u) {
     mask = boxMasks[i];
   }
   return tileBoxOf(boxes[i], mask);
@@ -94,7 +101,7 @@ fn stage(base: u32, lid: u32) {
 
 // The filters every ray query applies before the slab test.
 fn rayAccepts(ray: Ray, boxIndex: u32, boxMask: u32) -> bool {
-  return (ray.mask & boxMask) != 0u && ray.exclude != boxIndex;
+  return ((ray.mask & boxMask) != 0u) & (ray.exclude != boxIndex);
 }
 
 fn tileCount(base: u32) -> u32 {
@@ -103,22 +110,18 @@ fn tileCount(base: u32) -> u32 {
 
 // Per-box steps of the three queries, shared by the tiled and the untiled loops.
 fn visitClosest(ray: Ray, i: u32, b: TileBox, solid: bool, best: ptr<function, Hit>) {
-  if (!rayAccepts(ray, i, b.mask)) {
-    return;
-  }
   // Nothing beyond the best hit so far can win (a tie needs an equal t, which the cull's margin
-  // keeps), nor beyond maxDistance.
+  // keeps), nor beyond maxDistance. Smallest t wins; an equal t goes to the smaller index (the
+  // brute-force loop visits boxes in index order, the BVH does not). Branch-free (selects): see
+  // rayObbLocal.
   let h = testBox(ray, b, min(ray.maxDistance, (*best).t), solid);
-  // Smallest t wins; an equal t goes to the smaller index (the brute-force loop visits boxes in
-  // index order, the BVH does not).
-  if ((h.flags & HIT_FLAG_HIT) != 0u &&
-      ((*best).box == NO_BOX || h.t < (*best).t || (h.t == (*best).t && i < (*best).box))) {
-    *best = Hit(h.t, i, h.face, h.flags);
-  }
+  let take = rayAccepts(ray, i, b.mask) & ((h.flags & HIT_FLAG_HIT) != 0u) &
+      (((*best).box == NO_BOX) | (h.t < (*best).t) | ((h.t == (*best).t) & (i < (*best).box)));
+  *best = Hit(select((*best).t, h.t, take), select((*best).box, i, take), select((*best).face, h.face, take), select((*best).flags, h.flags, take));
 }
 
 fn visitAny(ray: Ray, i: u32, b: TileBox, solid: bool) -> bool {
-  return rayAccepts(ray, i, b.mask) && (testBox(ray, b, ray.maxDistance, solid).flags & HIT_FLAG_HIT) != 0u;
+  return rayAccepts(ray, i, b.mask) & ((testBox(ray, b, ray.maxDistance, solid).flags & HIT_FLAG_HIT) != 0u);
 }
 
 fn visitAll(ray: Ray, r: u32, i: u32, b: TileBox, solid: bool) {
@@ -139,7 +142,12 @@ fn visitAll(ray: Ray, r: u32, i: u32, b: TileBox, solid: bool) {
 // outward normal of the entered face (zero for a miss or a solid inside hit).
 fn writeHit(r: u32, ray: Ray, best: Hit) {
   hits[r] = best;
-  if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
+  writeGeometry(r, ray, best);
+}
+
+// The geometry part of writeHit alone.
+fn writeGeometry(r: u32, ray: Ray, best: Hit) {
+  if (GEOMETRY && (params.flags & RAY_OPT_GEOMETRY) != 0u) {
     var g = HitGeometry(vec3f(0.0), best.t, vec3f(0.0), best.box);
     if (best.box != NO_BOX) {
       g.point = ray.origin + best.t * ray.direction;

@@ -29,7 +29,9 @@ fn closestWalk(r: u32) -> Walk {
 // sizes the dispatch by it (RayKernelTuning.raysPerLane).
 override RAYS_PER_LANE: u32 = 1u;
 
-// The closest-hit walks of one lane's rays (RAYS_PER_LANE of them), one loop over their steps.
+// The closest-hit walks of one lane's rays (RAYS_PER_LANE of them), one loop over their steps;
+// then their geometry (when asked), outside that loop: on a CPU adapter whatever the loop's body
+// holds runs on every step.
 fn closestWalks(lane: u32, lanes: u32, solid: bool) {
   var r = lane;
   var ray = rays[r];
@@ -43,7 +45,7 @@ fn closestWalks(lane: u32, lanes: u32, solid: bool) {
         walk.best.flags |= HIT_FLAG_OVERFLOW;
         atomicAdd(&overflowCount, 1u);
       }
-      writeHit(r, ray, walk.best);
+      hits[r] = walk.best;
       r += lanes;
       if (r >= params.rayCount) {
         break;
@@ -55,6 +57,11 @@ fn closestWalks(lane: u32, lanes: u32, solid: bool) {
       continue;
     }
     _ = walkStep(false, ray, frame, solid, &walk, &stack);
+  }
+  if (GEOMETRY && (params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    for (var q = lane; q < params.rayCount; q += lanes) {
+      writeGeometry(q, rays[q], hits[q]);
+    }
   }
 }
 

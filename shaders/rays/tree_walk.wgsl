@@ -132,10 +132,12 @@ fn sortEntries(t: ptr<function, vec4f>, p: ptr<function, vec4u>) {
   *p = select(*p, (*p).xzyw, s);
 }
 
-// A walk's stack of records to visit with their entry distances (the root's record first).
+// A walk's stack of records to visit with their entry distances (the root's record first). Three
+// slots past BVH_STACK: a step writes all four of its entries (walkStep) from at most
+// BVH_STACK − 1 up.
 struct WalkStack {
-  node: array<u32, BVH_STACK>,
-  t: array<f32, BVH_STACK>,
+  node: array<u32, BVH_STACK + 3u>,
+  t: array<f32, BVH_STACK + 3u>,
   sp: u32,
 }
 
@@ -193,13 +195,18 @@ fn walkStep(anyMode: bool, ray: Ray, frame: RayFrame, solid: bool, walk: ptr<fun
     (*walk).overflowed = true;
     return false;
   }
-  // Farthest first (sorted descending; the misses, −1, at the end).
-  for (var k = 0u; k < pushes; k++) {
-    (*stack).node[sp] = p[k];
-    (*stack).t[sp] = t[k];
-    sp += 1u;
-  }
-  (*stack).sp = sp;
+  // Farthest first (sorted descending; the misses, −1, at the end): all four written and the top
+  // moved past the hits, branch-free (a loop or a test per entry would run on every step of a
+  // CPU adapter's SIMD group, taken or not); the misses above the top are overwritten later.
+  (*stack).node[sp] = p.x;
+  (*stack).t[sp] = t.x;
+  (*stack).node[sp + 1u] = p.y;
+  (*stack).t[sp + 1u] = t.y;
+  (*stack).node[sp + 2u] = p.z;
+  (*stack).t[sp + 2u] = t.z;
+  (*stack).node[sp + 3u] = p.w;
+  (*stack).t[sp + 3u] = t.w;
+  (*stack).sp = sp + pushes;
   return true;
 }
 

@@ -183,9 +183,21 @@ export class RayQueries {
     this.overflowBuffer = undefined;
   }
 
-  /** Override constants of the ray kernels for this instance. */
+  /**
+   * Override constants of the ray kernels for this instance and a query's RAY_OPT bits `flags`
+   * (the same bits its params carry): the box masks' test and the hit geometry are compiled in
+   * only where the bits ask for them (shaders/rays/common.wgsl, BOX_MASKS and GEOMETRY).
+   */
+  kernelConstants(flags = 0): KernelConstants {
+    return {
+      TILED: this.tuning.tiled, CULL: this.tuning.cull,
+      BOX_MASKS: (flags & RAY_OPT_BOX_MASKS) !== 0, GEOMETRY: (flags & RAY_OPT_GEOMETRY) !== 0,
+    };
+  }
+
+  /** Override constants of the ray kernels for this instance, for a query with none of the optional parts. */
   get constants(): KernelConstants {
-    return { TILED: this.tuning.tiled, CULL: this.tuning.cull };
+    return this.kernelConstants();
   }
 
   /**
@@ -280,13 +292,13 @@ export class RayQueries {
    * `label` names.
    */
   private async recorder<Q extends RayQuery>(
-    query: Q, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
+    query: Q, set: BoxSet, params: GPUBuffer, flags: number, rays: GPUBuffer, rayCount: number,
     outputs: RayOutputs[Q], timestampWrites?: GPUComputePassTimestampWrites, operation: string = query, walk?: TreeWalk,
   ): Promise<{ readonly label: string; record(encoder: GPUCommandEncoder): void }> {
     const counting = walk !== undefined && 'walkCounts' in outputs;
     const kernelName: KernelName = counting ? 'bvhClosestHitCounts' : walk ? BVH_KERNEL[query] : query;
     const perLane = kernelName === 'bvhClosestHit' ? this.tuning.raysPerLane : 1;
-    const constants = counting ? { ...this.constants, WALK_COUNTS: true } : perLane > 1 ? { ...this.constants, RAYS_PER_LANE: perLane } : this.constants;
+    const constants = { ...this.kernelConstants(flags), ...(counting ? { WALK_COUNTS: true } : perLane > 1 ? { RAYS_PER_LANE: perLane } : {}) };
     const kernel = await getKernel(this.ctx.device, kernelName, this.workgroupSize, constants);
     const buffers = {
       params, boxes: set.buffer, boxMasks: set.maskBuffer, rays, ...outputs,
@@ -312,11 +324,11 @@ export class RayQueries {
    * submits it alone without one.
    */
   private async dispatch<Q extends RayQuery>(
-    query: Q, set: BoxSet, params: GPUBuffer, rays: GPUBuffer, rayCount: number,
+    query: Q, set: BoxSet, params: GPUBuffer, flags: number, rays: GPUBuffer, rayCount: number,
     outputs: RayOutputs[Q], encoder?: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites,
     operation: string = query, walk?: TreeWalk,
   ): Promise<void> {
-    const { label, record } = await this.recorder(query, set, params, rays, rayCount, outputs, timestampWrites, operation, walk);
+    const { label, record } = await this.recorder(query, set, params, flags, rays, rayCount, outputs, timestampWrites, operation, walk);
     await this.ctx.scoped(label, () => {
       const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${query}` });
       record(enc);
@@ -354,7 +366,7 @@ export class RayQueries {
       try {
         // The kernel and the copies of its results in one submission, started in this turn, under
         // one error scope: readbackParts records the kernel into its own encoder, first.
-        const kernel = await this.recorder('closestHit', set, params, rays, n, { hits, geometry }, undefined, op, walk);
+        const kernel = await this.recorder('closestHit', set, params, flags, rays, n, { hits, geometry }, undefined, op, walk);
         const reads = this.ctx.readbackParts([
           { source: hits, size: n * HIT.SIZE },
           { source: geometry, size: options.geometry ? n * HIT_GEOMETRY.SIZE : 0 },
@@ -415,7 +427,7 @@ export class RayQueries {
       const all = [params, rays, hits, geometry, walkCounts, walk.overflow];
       try {
         // As closestHit: the kernel recorded inside the readback's error scope.
-        const kernel = n > 0 ? await this.recorder('closestHit', set, params, rays, n, { hits, geometry, walkCounts }, undefined, op, walk) : undefined;
+        const kernel = n > 0 ? await this.recorder('closestHit', set, params, flags, rays, n, { hits, geometry, walkCounts }, undefined, op, walk) : undefined;
         const reads = this.ctx.readbackParts([{ source: hits, size: n * HIT.SIZE }, { source: walkCounts, size: n * 8 }], kernel?.label ?? op, epoch, undefined, kernel?.record);
         return { all, reads };
       } catch (error) {
@@ -459,7 +471,7 @@ export class RayQueries {
           // Results stay on the GPU, so a BVH stack overflow (never expected: the stack holds the
           // tree's height bound) cannot be patched here; it is flagged in each Hit's flags
           // (HIT_FLAG_OVERFLOW) for the caller to see.
-          await this.dispatch('closestHit', set, params, rays, n, { hits, geometry }, undefined, undefined, 'closestHitBuffers', walk);
+          await this.dispatch('closestHit', set, params, flags, rays, n, { hits, geometry }, undefined, undefined, 'closestHitBuffers', walk);
         }
       } catch (error) {
         ctx.destroyBuffer(hits);
@@ -527,7 +539,7 @@ export class RayQueries {
     }
     const params = this.encodedParams(rayCount, set.count, flags);
     const walk = options.tree ? { bvh: options.tree, overflow: this.encodedOverflow() } : undefined;
-    await this.dispatch('closestHit', set, params, rays, rayCount, { hits, geometry }, encoder, options.timestampWrites, op, walk);
+    await this.dispatch('closestHit', set, params, flags, rays, rayCount, { hits, geometry }, encoder, options.timestampWrites, op, walk);
   }
 
   /** The overflow counter of BVH dispatches in callers' encoders (never read: hits carry the flag). */
@@ -588,7 +600,7 @@ export class RayQueries {
       const all = walk ? [params, rays, flags, walk.overflow] : [params, rays, flags];
       try {
         // As closestHit: the kernel and the copy of its flags in one submission.
-        const kernel = await this.recorder('anyHit', set, params, rays, n, { anyFlags: flags }, undefined, 'anyHit', walk);
+        const kernel = await this.recorder('anyHit', set, params, rayFlags, rays, n, { anyFlags: flags }, undefined, 'anyHit', walk);
         const reads = this.ctx.readbackParts([{ source: flags, size: n * 4 }], kernel.label, epoch, undefined, kernel.record);
         return { all, reads, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
       } catch (error) {
@@ -640,7 +652,7 @@ export class RayQueries {
             const perRay = walk ? this.pool.acquire(n * 4, STORAGE_OUT, 'all-hits-overflow') : undefined;
             try {
               if (n > 0) {
-                await this.dispatch('allHits', set, params, rays, n, perRay ? { anyFlags: perRay, records, counter } : { records, counter }, undefined, undefined, op, walk);
+                await this.dispatch('allHits', set, params, flags, rays, n, perRay ? { anyFlags: perRay, records, counter } : { records, counter }, undefined, undefined, op, walk);
               }
               // A BVH walk that overflowed its stack (never expected) makes the whole list
               // suspect: answer by brute force instead, on the same data (still this turn).

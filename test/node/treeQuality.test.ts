@@ -114,7 +114,7 @@ describe('the wide tree', () => {
 });
 
 describe('rays per lane', () => {
-  it('the tree\'s closest- and any-hit answers equal the reference\'s with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), batches not a multiple of them, in the caller\'s order or walked by direction', async () => {
+  it('the tree\'s closest- and any-hit answers equal the reference\'s with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), batches not a multiple of them, in the caller\'s order or walked by direction; points and normals equal brute force\'s', async () => {
     const boxes = randomBoxes(20_000, mulberry32(81), { extent: 150, halfMin: 0.2, halfMax: 2 });
     const set = gpu.createBoxSet(boxes);
     await gpu.buildBvh(set);
@@ -122,6 +122,9 @@ describe('rays per lane', () => {
     const rays = randomRays(5003, boxes, mulberry32(82), { extent: 160 });
     const ref = closestHitGrid(boxes, rays);
     const refAny = anyHitGrid(boxes, rays);
+    // Brute force's geometry: the walks write theirs after their loop (shaders/rays/tree.wgsl),
+    // from the hits they stored, and must give the same floats for the same box and face.
+    const brute = await gpu.closestHit(set, rays, { geometry: true, accel: 'brute' });
     for (const [raysPerLane, sortRays] of [[1, false], [1, true], [3, true], [8, true], [8, false]] as const) {
       const rq = new RayQueries(gpu.ctx, undefined, 64, { raysPerLane, sortRays });
       const tree = (): Promise<typeof bvh> => Promise.resolve(bvh);
@@ -130,8 +133,13 @@ describe('rays per lane', () => {
       let off = 0;
       let anyOff = 0;
       let pointOff = 0;
+      let geometryOff = 0;
       for (let r = 0; r < rays.count; r++) {
         off += hits.box[r] === ref.box[r] ? 0 : 1;
+        for (let k = 3 * r; k < 3 * r + 3; k++) {
+          // Object.is: a miss's point is NaN in both.
+          geometryOff += Object.is(hits.normal![k], brute.normal![k]) && Object.is(hits.point![k], brute.point![k]) ? 0 : 1;
+        }
         anyOff += any[r] === refAny[r] ? 0 : 1;
         // The hit point belongs to this ray (origin + t · direction), in the caller's order.
         if (hits.box[r]! >= 0) {
@@ -141,7 +149,8 @@ describe('rays per lane', () => {
           pointOff += Math.abs(hits.point![3 * r]! - x) < 1e-3 * (1 + Math.abs(x)) ? 0 : 1;
         }
       }
-      expect([off, anyOff, pointOff], `${raysPerLane} per lane, sorted ${sortRays}`).toEqual([0, 0, 0]);
+      expect([off, anyOff, pointOff, geometryOff], `${raysPerLane} per lane, sorted ${sortRays}`).toEqual([0, 0, 0, 0]);
+      expect(hits.normal!.some((x) => x !== 0)).toBe(true);
       expect(hits.box.filter((b) => b >= 0).length).toBeGreaterThan(1000);
       rq.trim();
     }
