@@ -351,7 +351,7 @@ export class LidarSensor {
     if (options.listCapacity !== undefined && !(Number.isInteger(options.listCapacity) && options.listCapacity >= 1)) {
       throw new ValidationError('argument', undefined, 'listCapacity', `must be a positive integer (got ${String(options.listCapacity)})`);
     }
-    await getKernel(ctx.device, 'bvhLidar');
+    await getKernel(ctx.device, 'bvhLidar', undefined, { BOX_MASKS: false });
     if (method === 'bvh') {
       return new LidarSensor(ctx, desc, method, wanted === 'bvh' && !rasterReason ? 'requested' : rasterReason, undefined, undefined);
     }
@@ -440,7 +440,8 @@ export class LidarSensor {
       throw new ValidationError('argument', undefined, 'tree', `${operation}: this sweep walks the set's tree (${this.methodReason ?? 'the bvh method'}); pass it`);
     }
     const masks = this.writeWalkSetup(set, pose, options, moving);
-    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks || set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
+    const boxMasks = masks !== undefined || set.masks !== undefined;
+    device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (boxMasks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
     const sweepBytes = new ArrayBuffer(LIDAR_SWEEP_PARAMS.SIZE);
     const su = new Uint32Array(sweepBytes);
     const sf = new Float32Array(sweepBytes);
@@ -451,7 +452,8 @@ export class LidarSensor {
     sf[LIDAR_SWEEP_PARAMS.MIN_RANGE / 4] = this.desc.minRange ?? 0;
     sf[LIDAR_SWEEP_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
     device.queue.writeBuffer(this.sweepParams, 0, sweepBytes);
-    const kernel = await getKernel(device, 'bvhLidar');
+    // The box masks' test compiled in only when there are masks (shaders/rays/common.wgsl, BOX_MASKS).
+    const kernel = await getKernel(device, 'bvhLidar', undefined, { BOX_MASKS: boxMasks });
     const pass = encoder.beginComputePass(options.timestampWrites ? { label: 'obb:lidar', timestampWrites: options.timestampWrites } : { label: 'obb:lidar' });
     dispatch(device, pass, kernel, {
       params: this.rayParams, boxes: set.buffer, boxMasks: masks ?? set.maskBuffer, wide: bvh?.wide ?? this.noNodes, overflowCount: this.overflow,
