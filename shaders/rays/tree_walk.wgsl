@@ -154,13 +154,21 @@ fn startWalk(stack: ptr<function, WalkStack>) {
 // reach, farthest first, so the nearest is popped next. False when the walk is over early: a hit
 // found (any) or the stack outgrown (overflowed).
 fn walkStep(anyMode: bool, ray: Ray, frame: RayFrame, solid: bool, walk: ptr<function, Walk>, stack: ptr<function, WalkStack>) -> bool {
-  var sp = (*stack).sp - 1u;
-  (*stack).sp = sp;
   var limit = ray.maxDistance;
   if (!anyMode) {
     limit = min(limit, (*walk).best.t);
   }
-  if ((*stack).t[sp] > limit) {
+  // Pops until a record within reach: one popped beyond the best t is dropped in this small loop,
+  // not in a whole step (on a CPU adapter a step's code runs for every lane of its SIMD group
+  // whether it needs it or not).
+  var sp = (*stack).sp;
+  var live = false;
+  while (sp > 0u && !live) {
+    sp -= 1u;
+    live = !((*stack).t[sp] > limit);
+  }
+  (*stack).sp = sp;
+  if (!live) {
     return true;
   }
   if (WALK_COUNTS) {
