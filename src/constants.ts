@@ -59,6 +59,15 @@ export type SatAxisName = (typeof SAT_AXIS_NAMES)[number];
 
 /** Default workgroup size of the batch kernels (an `override` in WGSL). */
 export const WORKGROUP_SIZE = 64;
+/**
+ * The several-rays-per-lane walk's workgroup (CPU adapters) for a batch that would fill fewer than
+ * SMALL_WALK_GROUPS workgroups of the instance's size: narrow workgroups, so the adapter's threads
+ * share a small batch evenly (SwiftShader runs a workgroup on one thread; 1,024 picking rays at 8
+ * per lane are two workgroups of 64); measured in the picking bench rows (README, "A walk shaped
+ * for a CPU adapter").
+ */
+export const SMALL_WALK_WORKGROUP = 8;
+export const SMALL_WALK_GROUPS = 16;
 /** Boxes staged in workgroup memory per tile by the brute-force kernels (sizes a WGSL array). */
 export const BOX_TILE = 64;
 /** WebGPU's guaranteed limit on workgroups per dispatch dimension. */

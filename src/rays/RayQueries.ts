@@ -10,7 +10,7 @@
  */
 import { BufferUsage } from '../runtime/flags.ts';
 import { FACE_NONE, HIT_FLAG_INSIDE, HIT_FLAG_OVERFLOW, NO_BOX, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY, RAY_OPT_NOT_SOLID } from '../constants.ts';
-import { WORKGROUP_SIZE } from '../constants.ts';
+import { SMALL_WALK_GROUPS, SMALL_WALK_WORKGROUP, WORKGROUP_SIZE } from '../constants.ts';
 import { RAY_F64, type RayArray } from '../core/types.ts';
 import { HIT, HIT_GEOMETRY, HIT_RECORD, RAY, RAY_PARAMS, packRays } from '../layout/index.ts';
 import type { AllHits, ClosestHits, RaycastOptions } from '../core/queries.ts';
@@ -286,6 +286,17 @@ export class RayQueries {
   }
 
   /**
+   * The workgroup size of a ray kernel's dispatch: the instance's, except for the several-rays-per-
+   * lane walk (CPU adapters) over a batch that would fill fewer than SMALL_WALK_GROUPS of its
+   * workgroups, which takes SMALL_WALK_WORKGROUP lanes per workgroup so the adapter's threads share
+   * it evenly.
+   */
+  private walkWorkgroupSize(perLane: number, rayCount: number): number {
+    const lanes = Math.ceil(rayCount / perLane);
+    return perLane > 1 && lanes < SMALL_WALK_GROUPS * this.workgroupSize ? Math.min(SMALL_WALK_WORKGROUP, this.workgroupSize) : this.workgroupSize;
+  }
+
+  /**
    * The recording of one dispatch of a ray query's kernel (brute force, or the tree walk with
    * `walk`), its pipeline ready: the batch's inputs are bound, `outputs` by their WGSL names. The
    * caller runs it inside an error scope (dispatch's, or the readback's that submits it), which
@@ -299,7 +310,7 @@ export class RayQueries {
     const kernelName: KernelName = counting ? 'bvhClosestHitCounts' : walk ? BVH_KERNEL[query] : query;
     const perLane = kernelName === 'bvhClosestHit' ? this.tuning.raysPerLane : 1;
     const constants = { ...this.kernelConstants(flags), ...(counting ? { WALK_COUNTS: true } : perLane > 1 ? { RAYS_PER_LANE: perLane } : {}) };
-    const kernel = await getKernel(this.ctx.device, kernelName, this.workgroupSize, constants);
+    const kernel = await getKernel(this.ctx.device, kernelName, this.walkWorkgroupSize(perLane, rayCount), constants);
     const buffers = {
       params, boxes: set.buffer, boxMasks: set.maskBuffer, rays, ...outputs,
       ...(walk ? { wide: walk.bvh.wide, overflowCount: walk.overflow } : {}),
