@@ -63,8 +63,8 @@ export const WORKGROUP_SIZE = 64;
  * The several-rays-per-lane walk's workgroup (CPU adapters) for a batch that would fill fewer than
  * SMALL_WALK_GROUPS workgroups of the instance's size: narrow workgroups, so the adapter's threads
  * share a small batch evenly (SwiftShader runs a workgroup on one thread; 1,024 picking rays at 8
- * per lane are two workgroups of 64); measured in the picking bench rows (README, "A walk shaped
- * for a CPU adapter").
+ * per lane are two workgroups of 64); measured in headless Chromium, RayQueries instances
+ * interleaved (README, "Narrow workgroups for a small batch").
  */
 export const SMALL_WALK_WORKGROUP = 8;
 export const SMALL_WALK_GROUPS = 16;
