@@ -1,37 +1,16 @@
 // rays/tree.wgsl — rays × box set through the BVH: closest hit, any hit, all hits, one
 // invocation per ray (rays/tree_walk.wgsl walks the tree).
-// Entry points: bvhClosestHit, bvhAnyHit, bvhAllHits; bvhClosestHitCounts (the bench's counting
-// variant of bvhClosestHit: run with WALK_COUNTS = true, it also writes walkCounts[r] = (records
-// stepped through, boxes tested)). Bindings: rays/common.wgsl and rays/tree_walk.wgsl, and
+// Entry points: bvhClosestHit (RAYS_PER_LANE rays a lane, rays/tree_walk.wgsl), bvhAnyHit,
+// bvhAllHits; bvhClosestHitCounts (the bench's counting variant of bvhClosestHit: run with
+// WALK_COUNTS = true, it also writes walkCounts[r] = (records stepped through, boxes tested)). Bindings: rays/common.wgsl and rays/tree_walk.wgsl, and
 // 12 walkCounts: array<vec2u>; workgroup size WG.
 // CPU twins: closestHit / anyHit / allHits in src/reference/raycast.ts (the answers are those of
 // brute force, which test/gpu/bvhQueries.test.ts checks box for box).
 
-// Ray r's closest-hit walk, its hit written (an overflow flagged and counted; the host answers
-// that ray by the reference).
-fn closestWalk(r: u32) -> Walk {
-  let ray = rays[r];
-  var walk = newWalk();
-  walkTree(false, ray, (params.flags & RAY_OPT_NOT_SOLID) == 0u, &walk);
-  if (walk.overflowed) {
-    walk.best.flags |= HIT_FLAG_OVERFLOW;
-    atomicAdd(&overflowCount, 1u);
-  }
-  writeHit(r, ray, walk.best);
-  return walk;
-}
-
-// Rays a lane walks one after another (bvhClosestHit): lane l takes rays l, l + L, l + 2L, …
-// (L lanes in all), starting the next as soon as one ends, in one loop. A SIMD group then runs as
-// many steps as its busiest lane's rays need together, not the sum of each ray's busiest lane:
-// on a CPU adapter (SwiftShader runs a group of lanes in lockstep, every lane through the
-// longest walk) that is fewer steps; on a GPU, 1 keeps every ray its own invocation. The host
-// sizes the dispatch by it (RayKernelTuning.raysPerLane).
-override RAYS_PER_LANE: u32 = 1u;
-
-// The closest-hit walks of one lane's rays (RAYS_PER_LANE of them), one loop over their steps;
-// then their geometry (when asked), outside that loop: on a CPU adapter whatever the loop's body
-// holds runs on every step.
+// The closest-hit walks of one lane's rays (RAYS_PER_LANE of them, rays/tree_walk.wgsl), one
+// loop over their steps; then their geometry (when asked), outside that loop: on a CPU adapter
+// whatever the loop's body holds runs on every step. rays/tree_subgroup.wgsl walks the same rays
+// with the box tests outside the steps' loop (CPU adapters with subgroups).
 fn closestWalks(lane: u32, lanes: u32, solid: bool) {
   var r = lane;
   var ray = rays[r];
@@ -41,11 +20,7 @@ fn closestWalks(lane: u32, lanes: u32, solid: bool) {
   startWalk(&stack);
   loop {
     if (stack.sp == 0u || walk.overflowed) {
-      if (walk.overflowed) {
-        walk.best.flags |= HIT_FLAG_OVERFLOW;
-        atomicAdd(&overflowCount, 1u);
-      }
-      hits[r] = walk.best;
+      storeClosest(r, &walk);
       r += lanes;
       if (r >= params.rayCount) {
         break;
@@ -58,11 +33,7 @@ fn closestWalks(lane: u32, lanes: u32, solid: bool) {
     }
     _ = walkStep(false, ray, frame, solid, &walk, &stack);
   }
-  if (GEOMETRY && (params.flags & RAY_OPT_GEOMETRY) != 0u) {
-    for (var q = lane; q < params.rayCount; q += lanes) {
-      writeGeometry(q, rays[q], hits[q]);
-    }
-  }
+  writeLaneGeometry(lane, lanes);
 }
 
 @compute @workgroup_size(WG)
@@ -71,18 +42,10 @@ fn bvhClosestHit(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let lane = rayIndexOf(lid, wid, nwg);
-  let lanes = (params.rayCount + RAYS_PER_LANE - 1u) / RAYS_PER_LANE;
-  if (lane >= lanes) {
-    return;
+  let lane = closestLane(lid, wid, nwg);
+  if (lane.x < lane.y) {
+    closestWalks(lane.x, lane.y, (params.flags & RAY_OPT_NOT_SOLID) == 0u);
   }
-  if (params.boxCount <= 1u) {
-    for (var r = lane; r < params.rayCount; r += lanes) {
-      _ = closestWalk(r);
-    }
-    return;
-  }
-  closestWalks(lane, lanes, (params.flags & RAY_OPT_NOT_SOLID) == 0u);
 }
 
 @group(0) @binding(12) var<storage, read_write> walkCounts: array<vec2u>;

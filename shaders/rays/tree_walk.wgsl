@@ -158,30 +158,19 @@ fn walkStep(anyMode: bool, ray: Ray, frame: RayFrame, solid: bool, walk: ptr<fun
   if (!anyMode) {
     limit = min(limit, (*walk).best.t);
   }
-  // Pops until a record within reach: one popped beyond the best t is dropped in this small loop,
-  // not in a whole step (on a CPU adapter a step's code runs for every lane of its SIMD group
-  // whether it needs it or not).
-  var sp = (*stack).sp;
-  var live = false;
-  while (sp > 0u && !live) {
-    sp -= 1u;
-    live = !((*stack).t[sp] > limit);
-  }
-  (*stack).sp = sp;
-  if (!live) {
+  if (!popLive(stack, limit)) {
     return true;
   }
   if (WALK_COUNTS) {
     (*walk).steps += 1u;
   }
-  let record = wideRecord((*stack).node[sp]);
-  var t = wideEntries(ray.origin, frame, record, limit);
-  var p = record.ptrs;
+  let record = wideRecord((*stack).node[(*stack).sp]);
+  let t = wideEntries(ray.origin, frame, record, limit);
+  let p = record.ptrs;
   let leaf = (p & vec4u(BVH_LEAF)) != vec4u(0u);
-  // The leaves met, as a bit mask, one box test per set bit: a SIMD group runs as many tests as
-  // its busiest lane needs, not one per entry.
-  let met = leaf & (t >= vec4f(0.0));
-  var bits = select(0u, 1u, met.x) | select(0u, 2u, met.y) | select(0u, 4u, met.z) | select(0u, 8u, met.w);
+  // One box test per leaf met: a SIMD group runs as many tests as its busiest lane needs, not
+  // one per entry.
+  var bits = leavesMet(t, leaf);
   while (bits != 0u) {
     let k = firstTrailingBit(bits);
     bits &= bits - 1u;
@@ -196,11 +185,44 @@ fn walkStep(anyMode: bool, ray: Ray, frame: RayFrame, solid: bool, walk: ptr<fun
   if (!anyMode) {
     limit = min(limit, (*walk).best.t);
   }
-  t = select(vec4f(-1.0), t, !leaf & (t <= vec4f(limit)));
+  if (!pushEntries(stack, select(vec4f(-1.0), t, !leaf & (t <= vec4f(limit))), p)) {
+    (*walk).overflowed = true;
+    return false;
+  }
+  return true;
+}
+
+// The entries of a record's leaves that the ray meets (entry t >= 0), as a bit mask (bit k:
+// entry k).
+fn leavesMet(t: vec4f, leaf: vec4<bool>) -> u32 {
+  let met = leaf & (t >= vec4f(0.0));
+  return select(0u, 1u, met.x) | select(0u, 2u, met.y) | select(0u, 4u, met.z) | select(0u, 8u, met.w);
+}
+
+// Pops the stack down to its top record within reach (entry distance <= limit), which stays at
+// (*stack).node[(*stack).sp]; false when none is left. A record popped beyond the best t is
+// dropped in this small loop, not in a whole step (on a CPU adapter a step's code runs for every
+// lane of its SIMD group whether it needs it or not).
+fn popLive(stack: ptr<function, WalkStack>, limit: f32) -> bool {
+  var sp = (*stack).sp;
+  var live = false;
+  while (sp > 0u && !live) {
+    sp -= 1u;
+    live = !((*stack).t[sp] > limit);
+  }
+  (*stack).sp = sp;
+  return live;
+}
+
+// Pushes the entries of a popped record (at (*stack).sp) whose t is not −1, farthest first, so
+// the nearest is popped next; false (nothing pushed) when they would outgrow BVH_STACK.
+fn pushEntries(stack: ptr<function, WalkStack>, entries: vec4f, ptrs: vec4u) -> bool {
+  var t = entries;
+  var p = ptrs;
   sortEntries(&t, &p);
+  let sp = (*stack).sp;
   let pushes = select(0u, 1u, t.x >= 0.0) + select(0u, 1u, t.y >= 0.0) + select(0u, 1u, t.z >= 0.0) + select(0u, 1u, t.w >= 0.0);
   if (sp + pushes > BVH_STACK) {
-    (*walk).overflowed = true;
     return false;
   }
   // Farthest first (sorted descending; the misses, −1, at the end): all four written and the top
@@ -279,4 +301,58 @@ fn walkTreeAll(ray: Ray, r: u32, solid: bool) -> bool {
 
 fn newWalk() -> Walk {
   return Walk(Hit(F32_MAX, NO_BOX, FACE_NONE, 0u), false, false, 0u, 0u);
+}
+
+// Ray r's closest-hit walk, its hit written (an overflow flagged and counted; the host answers
+// that ray by the reference).
+fn closestWalk(r: u32) -> Walk {
+  let ray = rays[r];
+  var walk = newWalk();
+  walkTree(false, ray, (params.flags & RAY_OPT_NOT_SOLID) == 0u, &walk);
+  storeClosest(r, &walk);
+  writeGeometry(r, ray, walk.best);
+  return walk;
+}
+
+// Stores ray r's closest hit when its walk is over (an overflowed walk flagged and counted).
+fn storeClosest(r: u32, walk: ptr<function, Walk>) {
+  if ((*walk).overflowed) {
+    (*walk).best.flags |= HIT_FLAG_OVERFLOW;
+    atomicAdd(&overflowCount, 1u);
+  }
+  hits[r] = (*walk).best;
+}
+
+// Rays a lane of a closest-hit kernel walks one after another (bvhClosestHit in rays/tree.wgsl,
+// bvhClosestHitSubgroup in rays/tree_subgroup.wgsl): lane l takes rays l, l + L, l + 2L, … (L
+// lanes in all), starting the next as soon as one ends, in one loop. A SIMD group then runs as
+// many steps as its busiest lane's rays need together, not the sum of each ray's busiest lane:
+// on a CPU adapter (SwiftShader runs a group of lanes in lockstep, every lane through the
+// longest walk) that is fewer steps; on a GPU, 1 keeps every ray its own invocation. The host
+// sizes the dispatch by it (RayKernelTuning.raysPerLane).
+override RAYS_PER_LANE: u32 = 1u;
+
+// (lane, lanes) of a several-rays-per-lane closest-hit kernel's invocation; lane >= lanes when it
+// has nothing (left) to walk: beyond the batch, or a set of at most one box, whose rays it
+// answers here one by one (no tree).
+fn closestLane(lid: u32, wid: vec3u, nwg: vec3u) -> vec2u {
+  let lane = rayIndexOf(lid, wid, nwg);
+  let lanes = (params.rayCount + RAYS_PER_LANE - 1u) / RAYS_PER_LANE;
+  if (lane < lanes && params.boxCount <= 1u) {
+    for (var r = lane; r < params.rayCount; r += lanes) {
+      _ = closestWalk(r);
+    }
+    return vec2u(lanes, lanes);
+  }
+  return vec2u(lane, lanes);
+}
+
+// The hit geometry of a lane's rays (when asked), from the hits their walks stored: after the
+// walks' loop, which then does not carry it.
+fn writeLaneGeometry(lane: u32, lanes: u32) {
+  if (GEOMETRY && (params.flags & RAY_OPT_GEOMETRY) != 0u) {
+    for (var q = lane; q < params.rayCount; q += lanes) {
+      writeGeometry(q, rays[q], hits[q]);
+    }
+  }
 }

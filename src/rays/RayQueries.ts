@@ -87,6 +87,13 @@ export interface RayKernelTuning {
    * lanes then take rays that walk the same records.
    */
   readonly sortRays: boolean;
+  /**
+   * Walk the tree's closest hits with the box tests, and each lane's switch to its next ray,
+   * outside the loop of record steps, run when some lane of the subgroup needs them
+   * (shaders/rays/tree_subgroup.wgsl, bvhClosestHitSubgroup). Needs a device with the
+   * 'subgroups' feature (GpuContext requests it wherever the adapter has it).
+   */
+  readonly subgroupWalk: boolean;
 }
 
 /**
@@ -102,10 +109,10 @@ export interface RayKernelTuning {
  * 1.56× in direction order (1.29× → 1.19× at 8 rays per lane); unmeasured on GPUs, so off there.
  * The results are identical either way: the tests run both.
  */
-export function rayKernelTuning(isFallbackAdapter: boolean): RayKernelTuning {
+export function rayKernelTuning(isFallbackAdapter: boolean, subgroups = false): RayKernelTuning {
   return isFallbackAdapter
-    ? { tiled: false, cull: false, raysPerLane: 8, sortRays: true }
-    : { tiled: true, cull: true, raysPerLane: 1, sortRays: false };
+    ? { tiled: false, cull: false, raysPerLane: 8, sortRays: true, subgroupWalk: subgroups }
+    : { tiled: true, cull: true, raysPerLane: 1, sortRays: false, subgroupWalk: false };
 }
 
 /** A BVH walk for one dispatch: the tree, and a zeroed counter of stack overflows. */
@@ -158,10 +165,15 @@ export class RayQueries {
   constructor(readonly ctx: GpuContext, pool?: BufferPool, workgroupSize = WORKGROUP_SIZE, tuning?: Partial<RayKernelTuning>) {
     this.pool = pool ?? new BufferPool(ctx);
     this.workgroupSize = workgroupSize;
-    this.tuning = { ...rayKernelTuning(ctx.adapter.isFallbackAdapter), ...tuning };
+    const subgroups = ctx.device.features.has('subgroups');
+    this.tuning = { ...rayKernelTuning(ctx.adapter.isFallbackAdapter, subgroups), ...tuning };
     const k = this.tuning.raysPerLane;
     if (!Number.isInteger(k) || k < 1 || k > 64) {
       throw new ValidationError('argument', undefined, 'rayTuning.raysPerLane', `must be an integer in 1..64 (got ${String(k)})`);
+    }
+    if (this.tuning.subgroupWalk && !subgroups) {
+      throw new ValidationError('argument', undefined, 'rayTuning.subgroupWalk',
+        'needs a device with the \'subgroups\' feature, which this one lacks (its adapter does not offer it, or the device was created without it)');
     }
     // The cached uniforms lived on the old device.
     ctx.onRecover(() => {
@@ -296,6 +308,11 @@ export class RayQueries {
     return perLane > 1 && lanes < SMALL_WALK_GROUPS * this.workgroupSize ? Math.min(SMALL_WALK_WORKGROUP, this.workgroupSize) : this.workgroupSize;
   }
 
+  /** The tree-walk kernel of a query (the closest hit's per tuning.subgroupWalk). */
+  private treeKernel(query: RayQuery): KernelName {
+    return query === 'closestHit' && this.tuning.subgroupWalk ? 'bvhClosestHitSubgroup' : BVH_KERNEL[query];
+  }
+
   /**
    * The recording of one dispatch of a ray query's kernel (brute force, or the tree walk with
    * `walk`), its pipeline ready: the batch's inputs are bound, `outputs` by their WGSL names. The
@@ -307,8 +324,8 @@ export class RayQueries {
     outputs: RayOutputs[Q], timestampWrites?: GPUComputePassTimestampWrites, operation: string = query, walk?: TreeWalk,
   ): Promise<{ readonly label: string; record(encoder: GPUCommandEncoder): void }> {
     const counting = walk !== undefined && 'walkCounts' in outputs;
-    const kernelName: KernelName = counting ? 'bvhClosestHitCounts' : walk ? BVH_KERNEL[query] : query;
-    const perLane = kernelName === 'bvhClosestHit' ? this.tuning.raysPerLane : 1;
+    const kernelName: KernelName = counting ? 'bvhClosestHitCounts' : walk ? this.treeKernel(query) : query;
+    const perLane = kernelName === 'bvhClosestHit' || kernelName === 'bvhClosestHitSubgroup' ? this.tuning.raysPerLane : 1;
     const constants = { ...this.kernelConstants(flags), ...(counting ? { WALK_COUNTS: true } : perLane > 1 ? { RAYS_PER_LANE: perLane } : {}) };
     const kernel = await getKernel(this.ctx.device, kernelName, this.walkWorkgroupSize(perLane, rayCount), constants);
     const buffers = {

@@ -108,6 +108,11 @@ async function requestDevice(options: GpuContextOptions, label: string): Promise
   if (adapter.features.has('timestamp-query')) {
     requiredFeatures.push('timestamp-query');
   }
+  // Subgroups let a CPU adapter's tree walk test boxes only when a lane needs it
+  // (RayKernelTuning.subgroupWalk); asking costs nothing where the adapter has them.
+  if (adapter.features.has('subgroups')) {
+    requiredFeatures.push('subgroups' as GPUFeatureName);
+  }
   let device: GPUDevice;
   try {
     device = await adapter.requestDevice({

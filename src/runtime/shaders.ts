@@ -12,6 +12,7 @@ import raysCommonWgsl from '../../shaders/rays/common.wgsl?raw';
 import raysBruteWgsl from '../../shaders/rays/brute.wgsl?raw';
 import raysTreeWalkWgsl from '../../shaders/rays/tree_walk.wgsl?raw';
 import raysTreeWgsl from '../../shaders/rays/tree.wgsl?raw';
+import raysTreeSubgroupWgsl from '../../shaders/rays/tree_subgroup.wgsl?raw';
 import lidarTreeWgsl from '../../shaders/lidar/tree.wgsl?raw';
 import lidarRasterWgsl from '../../shaders/lidar/raster.wgsl?raw';
 import lidarCompactWgsl from '../../shaders/lidar/compact.wgsl?raw';
@@ -66,6 +67,7 @@ export const CHUNKS = {
   raysBrute: { file: 'shaders/rays/brute.wgsl', code: raysBruteWgsl },
   raysTreeWalk: { file: 'shaders/rays/tree_walk.wgsl', code: raysTreeWalkWgsl },
   raysTree: { file: 'shaders/rays/tree.wgsl', code: raysTreeWgsl },
+  raysTreeSubgroup: { file: 'shaders/rays/tree_subgroup.wgsl', code: raysTreeSubgroupWgsl },
   lidarTree: { file: 'shaders/lidar/tree.wgsl', code: lidarTreeWgsl },
   lidarRaster: { file: 'shaders/lidar/raster.wgsl', code: lidarRasterWgsl },
   lidarCompact: { file: 'shaders/lidar/compact.wgsl', code: lidarCompactWgsl },
@@ -83,8 +85,13 @@ export const CHUNKS = {
   boxesScatter: { file: 'shaders/boxes/scatter.wgsl', code: boxesScatterWgsl },
 } as const satisfies Record<string, ShaderChunk>;
 
+/** A WGSL global directive (enable, requires, diagnostic), which must come before any declaration. */
+const DIRECTIVE = /^(?:enable|requires|diagnostic)\b[^\n]*$/gm;
+
 /**
  * Concatenates chunks in order (dropping repeats of the same file) after the constants chunk.
+ * A chunk's global directives (`enable subgroups;`, …) go first, once each, and leave an empty
+ * line in their place, so every chunk keeps its line numbers.
  *
  * @example
  * const linked = linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.obbPairs]);
@@ -92,6 +99,7 @@ export const CHUNKS = {
  */
 export function linkShader(label: string, chunks: readonly ShaderChunk[]): LinkedShader {
   const seen = new Set<string>();
+  const directives = new Set<string>();
   const parts: string[] = [];
   const map: { file: string; firstLine: number; lineCount: number }[] = [];
   let line = 1;
@@ -100,13 +108,22 @@ export function linkShader(label: string, chunks: readonly ShaderChunk[]): Linke
       continue;
     }
     seen.add(chunk.file);
-    const code = chunk.code.endsWith('\n') ? chunk.code : `${chunk.code}\n`;
+    const text = chunk.code.endsWith('\n') ? chunk.code : `${chunk.code}\n`;
+    const code = text.replace(DIRECTIVE, (directive) => {
+      directives.add(directive);
+      return '';
+    });
     const lineCount = code.split('\n').length - 1;
     map.push({ file: chunk.file, firstLine: line, lineCount });
     parts.push(code);
     line += lineCount;
   }
-  return { label, code: parts.join(''), chunks: map };
+  const head = [...directives].map((d) => `${d}\n`).join('');
+  return {
+    label,
+    code: head + parts.join(''),
+    chunks: map.map((c) => ({ ...c, firstLine: c.firstLine + directives.size })),
+  };
 }
 
 /** Maps a 1-based line of a linked shader back to its chunk's file and line. */
@@ -130,6 +147,8 @@ const SAT_BASE = [C.types, C.rayObb, C.obbObbSat, C.aabb, C.pairsCommon] as cons
 export const MODULES = {
   raysBrute: () => linkShader('obb:rays-brute', [C.types, C.rayObb, C.raysCommon, C.raysBrute]),
   raysTree: () => linkShader('obb:rays-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.raysTree]),
+  /** Compiled only on devices with the 'subgroups' feature (RayKernelTuning.subgroupWalk). */
+  raysTreeSubgroup: () => linkShader('obb:rays-tree-subgroup', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.raysTreeSubgroup]),
   lidarTree: () => linkShader('obb:lidar-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.lidarTree]),
   lidarRaster: () => linkShader('obb:lidar-raster', [C.types, C.rayObb, C.lidarRaster]),
   lidarCompact: () => linkShader('obb:lidar-compact', [C.types, C.lidarCompact]),

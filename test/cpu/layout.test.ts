@@ -12,7 +12,7 @@ import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import type { StructInfo } from 'wgsl_reflect/wgsl_reflect.module.js';
 import { WGSL_CONSTANTS } from '../../src/constants.ts';
 import { LAYOUTS } from '../../src/layout/index.ts';
-import { CHUNKS, CONSTANTS_CHUNK, MODULES, mapShaderLine, type LinkedShader, type ModuleName } from '../../src/runtime/shaders.ts';
+import { CHUNKS, CONSTANTS_CHUNK, MODULES, linkShader, mapShaderLine, type LinkedShader, type ModuleName } from '../../src/runtime/shaders.ts';
 
 /** 'MAX_DISTANCE' → 'maxDistance', 'OFFSET_B' → 'offsetB', 'HX' → 'hx'. */
 function camel(key: string): string {
@@ -137,9 +137,9 @@ describe('generated constants chunk', () => {
     }
   });
 
-  it('every linked kernel starts with the constants chunk', () => {
+  it('every linked kernel starts with the constants chunk (after its global directives)', () => {
     for (const kernel of kernelNames) {
-      expect(linked.get(kernel)!.code.startsWith(CONSTANTS_CHUNK.code)).toBe(true);
+      expect(linked.get(kernel)!.code.replace(/^(?:(?:enable|requires|diagnostic)\b[^\n]*\n)*/, '').startsWith(CONSTANTS_CHUNK.code)).toBe(true);
     }
   });
 });
@@ -246,6 +246,8 @@ describe('mapShaderLine', () => {
     for (const [kernel, file, needle] of [
       ['raysBrute', 'shaders/rays/brute.wgsl', 'fn allHits('],
       ['pairsListed', 'shaders/pairs/listed.wgsl', 'fn obbCross('],
+      // After the directives linkShader moved to the top (rays/tree_subgroup.wgsl's enable and diagnostic).
+      ['raysTreeSubgroup', 'shaders/rays/tree_subgroup.wgsl', 'fn bvhClosestHitSubgroup('],
     ] as const) {
       const l = linked.get(kernel)!;
       const at = l.code.split('\n').findIndex((x) => x.startsWith(needle)) + 1;
@@ -253,6 +255,17 @@ describe('mapShaderLine', () => {
       const fileLine = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n').findIndex((x) => x.startsWith(needle)) + 1;
       expect(mapShaderLine(l, at)).toEqual({ file, line: fileLine });
     }
+  });
+
+  it('puts a chunk\'s global directives first, once each, and leaves empty lines in their place', () => {
+    const l = linked.get('raysTreeSubgroup')!;
+    const lines = l.code.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['enable subgroups;', 'diagnostic(off, subgroup_uniformity);']);
+    expect(lines.filter((x) => x.startsWith('enable ')).length).toBe(1);
+    expect(l.chunks[0]!.firstLine).toBe(3);
+    const twice = linkShader('twice', [{ file: 'a.wgsl', code: 'enable f16;\nconst a = 1;' }, { file: 'b.wgsl', code: 'enable f16;\nconst b = 2;' }]);
+    expect(twice.code.split('\n').filter((x) => x === 'enable f16;').length).toBe(1);
+    expect(mapShaderLine(twice, twice.code.split('\n').indexOf('const b = 2;') + 1)).toEqual({ file: 'b.wgsl', line: 2 });
   });
 
   it('falls back to the label for a line past the end', () => {

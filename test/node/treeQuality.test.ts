@@ -114,7 +114,7 @@ describe('the wide tree', () => {
 });
 
 describe('rays per lane', () => {
-  it('the tree\'s closest- and any-hit answers equal the reference\'s with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), batches not a multiple of them, in the caller\'s order or walked by direction; points and normals equal brute force\'s', async () => {
+  it('the tree\'s closest- and any-hit answers equal the reference\'s with 1, 3 and 8 rays per lane (a GPU runs 1, a CPU adapter 8), with and without the subgroup walk, batches not a multiple of them, in the caller\'s order or walked by direction; points and normals equal brute force\'s', async () => {
     const boxes = randomBoxes(20_000, mulberry32(81), { extent: 150, halfMin: 0.2, halfMax: 2 });
     const set = gpu.createBoxSet(boxes);
     await gpu.buildBvh(set);
@@ -125,8 +125,14 @@ describe('rays per lane', () => {
     // Brute force's geometry: the walks write theirs after their loop (shaders/rays/tree.wgsl),
     // from the hits they stored, and must give the same floats for the same box and face.
     const brute = await gpu.closestHit(set, rays, { geometry: true, accel: 'brute' });
-    for (const [raysPerLane, sortRays] of [[1, false], [1, true], [3, true], [8, true], [8, false]] as const) {
-      const rq = new RayQueries(gpu.ctx, undefined, 64, { raysPerLane, sortRays });
+    // SwiftShader's device has subgroups, so the default CPU-adapter walk is the subgroup one
+    // (shaders/rays/tree_subgroup.wgsl); both walks run here.
+    expect(gpu.ctx.device.features.has('subgroups'), 'Dawn\'s SwiftShader device has subgroups').toBe(true);
+    expect(gpu.rays.tuning.subgroupWalk).toBe(gpu.ctx.adapter.isFallbackAdapter);
+    for (const [raysPerLane, sortRays, subgroupWalk] of [
+      [1, false, false], [1, true, true], [3, true, false], [3, true, true], [8, true, false], [8, true, true], [8, false, true],
+    ] as const) {
+      const rq = new RayQueries(gpu.ctx, undefined, 64, { raysPerLane, sortRays, subgroupWalk });
       const tree = (): Promise<typeof bvh> => Promise.resolve(bvh);
       const hits = await scoped(gpu, () => rq.closestHit(set, rays, { tree, geometry: true }));
       const any = await scoped(gpu, () => rq.anyHit(set, rays, { tree }));
@@ -149,7 +155,7 @@ describe('rays per lane', () => {
           pointOff += Math.abs(hits.point![3 * r]! - x) < 1e-3 * (1 + Math.abs(x)) ? 0 : 1;
         }
       }
-      expect([off, anyOff, pointOff, geometryOff], `${raysPerLane} per lane, sorted ${sortRays}`).toEqual([0, 0, 0, 0]);
+      expect([off, anyOff, pointOff, geometryOff], `${raysPerLane} per lane, sorted ${sortRays}, subgroup walk ${subgroupWalk}`).toEqual([0, 0, 0, 0]);
       expect(hits.normal!.some((x) => x !== 0)).toBe(true);
       expect(hits.box.filter((b) => b >= 0).length).toBeGreaterThan(1000);
       rq.trim();
@@ -158,6 +164,10 @@ describe('rays per lane', () => {
     const order = directionOrder(rays);
     expect(new Set(order).size).toBe(rays.count);
     expect(() => new RayQueries(gpu.ctx, undefined, 64, { raysPerLane: 0 })).toThrow(/raysPerLane/);
+    // A device without subgroups cannot take the subgroup walk: said at construction.
+    const noSubgroups = Object.create(gpu.ctx, { device: { value: Object.create(gpu.ctx.device, { features: { value: new Set<string>() } }) } }) as typeof gpu.ctx;
+    expect(() => new RayQueries(noSubgroups, undefined, 64, { subgroupWalk: true })).toThrow(/subgroupWalk.*'subgroups' feature/);
+    expect(new RayQueries(noSubgroups).tuning.subgroupWalk).toBe(false);
     set.destroy();
   });
 });
