@@ -5,7 +5,9 @@
  * interleaved rounds (default 25), GPU time from timestamp queries.
  *
  * FILE maps a variant's name to its edits of the shader chunks, `[{ "chunk", "from", "to" }]`
- * (every occurrence of `from` in CHUNKS[chunk] replaced); the first variant is the baseline
+ * (every occurrence of `from` in CHUNKS[chunk] replaced), or to `{ "rayTuning": {…}, "edits": […] }`
+ * when its ObbGpu takes a ray tuning besides (`{ "subgroupWalk": false }`: bvhClosestHit where
+ * the adapter would walk with bvhClosestHitSubgroup); the first variant is the baseline
  * (usually `[]`, the shipped code). bench/variants/walk-costs.json asks where the walk's time
  * goes: each variant does one part of a step twice without changing what the walk finds.
  *
@@ -17,7 +19,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openGpuPage } from '../test/gpu/harness.ts';
 import type { PageEnvironment } from './page/workloads/env.ts';
-import type { ShaderEdit, VariantTiming } from './page/workloads/variants.ts';
+import type { Variant, VariantTiming } from './page/workloads/variants.ts';
 
 function option(args: string[], name: string): string | undefined {
   const k = args.indexOf(name);
@@ -34,7 +36,7 @@ export async function main(args: string[]): Promise<void> {
   if (!(Number.isInteger(n) && n >= 2) || !(Number.isInteger(rounds) && rounds >= 1)) {
     throw new Error(`--n must be an integer ≥ 2 and --rounds ≥ 1 (got ${n}, ${rounds})`);
   }
-  const variants = JSON.parse(readFileSync(file, 'utf8')) as Record<string, ShaderEdit[]>;
+  const variants = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Variant>;
   const out = resolve(option(args, '--json') ?? fileURLToPath(new URL('./out/variants.json', import.meta.url)));
   const page = await openGpuPage({ root: fileURLToPath(new URL('./page/', import.meta.url)), protocolTimeout: 3600 * 1000 });
   try {

@@ -12,7 +12,7 @@
  * For measuring where a kernel's time goes on an adapter (the issue's "measure both shapes and
  * keep what wins where"), not for the benchmark tables.
  */
-import { ObbGpu, RAY_F64 } from '../../../src/index.ts';
+import { ObbGpu, RAY_F64, type RayKernelTuning } from '../../../src/index.ts';
 import { directionOrder } from '../../../src/rays/RayQueries.ts';
 import { CHUNKS } from '../../../src/runtime/shaders.ts';
 import { timeClosestKernel } from '../impls/gpuKernel.ts';
@@ -25,6 +25,12 @@ export interface ShaderEdit {
   readonly from: string;
   readonly to: string;
 }
+
+/**
+ * A variant: its edits, alone or with the ray tuning its ObbGpu is created with (e.g.
+ * `{ "subgroupWalk": false }` to time bvhClosestHit where the adapter's default is the subgroup walk).
+ */
+export type Variant = readonly ShaderEdit[] | { readonly rayTuning?: Partial<RayKernelTuning>; readonly edits: readonly ShaderEdit[] };
 
 export interface VariantTiming {
   readonly name: string;
@@ -62,7 +68,7 @@ function applyEdits(name: string, edits: readonly ShaderEdit[], original: Record
  * (timeClosestKernel: rays already on the GPU, timestamp queries). Variants in order; the first is the
  * baseline the answers are compared with.
  */
-export async function walk(n: number, variants: Record<string, readonly ShaderEdit[]>, rounds: number): Promise<VariantTiming[]> {
+export async function walk(n: number, variants: Record<string, Variant>, rounds: number): Promise<VariantTiming[]> {
   const boxes = pickingScene(n);
   const rays = pickingRays(1024, n);
   const order = directionOrder(rays);
@@ -75,9 +81,10 @@ export async function walk(n: number, variants: Record<string, readonly ShaderEd
   const gpus: ObbGpu[] = [];
   const runs: { name: string; time: (runs: number) => Promise<number[]>; box: Int32Array; samples: number[] }[] = [];
   try {
-    for (const [name, edits] of Object.entries(variants)) {
+    for (const [name, variant] of Object.entries(variants)) {
+      const { edits, rayTuning } = Array.isArray(variant) ? { edits: variant as readonly ShaderEdit[], rayTuning: undefined } : variant as Exclude<Variant, readonly ShaderEdit[]>;
       applyEdits(name, edits, original);
-      const gpu = await ObbGpu.create();
+      const gpu = await ObbGpu.create(rayTuning ? { rayTuning } : {});
       gpus.push(gpu);
       if (!gpu.ctx.device.features.has('timestamp-query')) {
         throw new Error('variants: the adapter has no timestamp queries');
