@@ -435,60 +435,63 @@ fn bvhWalkRecords(
   if (n + 1u >= bvhParams.count) {
     return;
   }
-  // Straight-line vector code (no loops over the entries): on a CPU adapter a loop indexed per
-  // entry cost this pass as much as a third of the build's sweep.
   let at = BVH_WIDE_VEC4 * n;
-  let a0 = wide[at];
-  let b0 = wide[at + 1u];
-  let a1 = wide[at + 2u];
-  let b1 = wide[at + 3u];
-  let a2 = wide[at + 4u];
-  let b2 = wide[at + 5u];
-  let a3 = wide[at + 6u];
-  let b3 = wide[at + 7u];
-  let p = bitcast<vec4u>(vec4f(a0.w, a1.w, a2.w, a3.w));
-  let used = p != vec4u(BVH_NONE);
-  let x = quantizeAxis(vec4f(a0.x, a1.x, a2.x, a3.x), vec4f(b0.x, b1.x, b2.x, b3.x), used);
-  let y = quantizeAxis(vec4f(a0.y, a1.y, a2.y, a3.y), vec4f(b0.y, b1.y, b2.y, b3.y), used);
-  let z = quantizeAxis(vec4f(a0.z, a1.z, a2.z, a3.z), vec4f(b0.z, b1.z, b2.z, b3.z), used);
-  let w = BVH_WALK_VEC4 * n;
-  walkRecords[w] = vec4u(x.origin, y.origin, z.origin, x.scale);
-  walkRecords[w + 1u] = p;
-  walkRecords[w + 2u] = vec4u(x.lo, y.lo, z.lo, y.scale);
-  walkRecords[w + 3u] = vec4u(x.hi, y.hi, z.hi, z.scale);
-}
-
-// One axis of a walk record: origin and scale (f32 bits) and the lo and hi bytes of the four
-// entries (byte k: entry k; 0 where unused).
-struct WalkAxis {
-  origin: u32,
-  scale: u32,
-  lo: u32,
-  hi: u32,
-}
-
-fn quantizeAxis(lo: vec4f, hi: vec4f, used: vec4<bool>) -> WalkAxis {
-  let l = select(vec4f(F32_MAX), lo, used);
-  let h = select(vec4f(-F32_MAX), hi, used);
-  let origin = min(min(l.x, l.y), min(l.z, l.w));
-  let top = max(max(h.x, h.y), max(h.z, h.w));
+  var p = vec4u(BVH_NONE);
+  var origin = vec3f(F32_MAX);
+  var top = vec3f(-F32_MAX);
+  for (var k = 0u; k < 4u; k++) {
+    let lo = wide[at + 2u * k];
+    p[k] = bitcast<u32>(lo.w);
+    if (p[k] != BVH_NONE) {
+      origin = min(origin, lo.xyz);
+      top = max(top, wide[at + 2u * k + 1u].xyz);
+    }
+  }
   let scale = walkScale(top - origin);
-  // Bytes with origin + q · scale at or below lo, at or above hi: rounded, then one step outward
-  // where the decode (the walk's expression) falls inside.
-  var ql = vec4u(clamp(floor((lo - origin) / scale), vec4f(0.0), vec4f(255.0)));
-  ql -= select(vec4u(0u), vec4u(1u), (origin + vec4f(ql) * scale > lo) & (ql > vec4u(0u)));
-  var qh = vec4u(clamp(ceil((hi - origin) / scale), vec4f(0.0), vec4f(255.0)));
-  qh += select(vec4u(0u), vec4u(1u), (origin + vec4f(qh) * scale < hi) & (qh < vec4u(255u)));
-  ql = select(vec4u(0u), ql, used) << vec4u(0u, 8u, 16u, 24u);
-  qh = select(vec4u(0u), qh, used) << vec4u(0u, 8u, 16u, 24u);
-  return WalkAxis(bitcast<u32>(origin), bitcast<u32>(scale), ql.x | ql.y | ql.z | ql.w, qh.x | qh.y | qh.z | qh.w);
+  var qlo = vec3u(0u);
+  var qhi = vec3u(0u);
+  for (var k = 0u; k < 4u; k++) {
+    if (p[k] != BVH_NONE) {
+      qlo |= quantizeDown(wide[at + 2u * k].xyz, origin, scale) << vec3u(8u * k);
+      qhi |= quantizeUp(wide[at + 2u * k + 1u].xyz, origin, scale) << vec3u(8u * k);
+    }
+  }
+  let w = BVH_WALK_VEC4 * n;
+  walkRecords[w] = vec4u(bitcast<vec3u>(origin), bitcast<u32>(scale.x));
+  walkRecords[w + 1u] = p;
+  walkRecords[w + 2u] = vec4u(qlo, bitcast<u32>(scale.y));
+  walkRecords[w + 3u] = vec4u(qhi, bitcast<u32>(scale.z));
 }
 
-// The smallest power of two s (at least 2^-126, a normal float) with 254 · s >= extent: 255 steps
-// cover the extent with one to spare for the outward rounding. It is 2^e for frexp's exponent e of
-// extent / 254 (the exponent bits plus one; 2^-126 for a subnormal), doubled where the division
-// rounded below. 1 for a zero extent (every byte 0: the decode is the origin).
-fn walkScale(extent: f32) -> f32 {
-  let v = bitcast<f32>((bitcast<u32>(extent / 254.0) & 0x7f800000u) + 0x00800000u);
-  return select(1.0, select(v, 2.0 * v, 254.0 * v < extent), extent > 0.0);
+// Per axis the smallest power of two s (at least 2^-126, a normal float) with 254 · s >= extent:
+// 255 steps cover the extent with one to spare for the outward rounding. 1 for a zero extent
+// (every byte 0: the decode is the origin).
+fn walkScale(extent: vec3f) -> vec3f {
+  var s = vec3f(1.0);
+  for (var a = 0u; a < 3u; a++) {
+    if (extent[a] > 0.0) {
+      var v = ldexp(1.0, max(frexp(extent[a] / 254.0).exp, -126));
+      if (254.0 * v < extent[a]) {
+        v *= 2.0;
+      }
+      s[a] = v;
+    }
+  }
+  return s;
+}
+
+// Bytes q (0..255) with origin + q · scale <= v (the decode at or below v), per axis.
+fn quantizeDown(v: vec3f, origin: vec3f, scale: vec3f) -> vec3u {
+  var q = vec3u(clamp(floor((v - origin) / scale), vec3f(0.0), vec3f(255.0)));
+  let over = (origin + vec3f(q) * scale > v) & (q > vec3u(0u));
+  q -= select(vec3u(0u), vec3u(1u), over);
+  return q;
+}
+
+// Bytes q (0..255) with origin + q · scale >= v (the decode at or above v), per axis.
+fn quantizeUp(v: vec3f, origin: vec3f, scale: vec3f) -> vec3u {
+  var q = vec3u(clamp(ceil((v - origin) / scale), vec3f(0.0), vec3f(255.0)));
+  let under = (origin + vec3f(q) * scale < v) & (q < vec3u(255u));
+  q += select(vec3u(0u), vec3u(1u), under);
+  return q;
 }
