@@ -115,8 +115,6 @@ export const BVH_LEAF = 0x80000000;
 export const BVH_NONE = 0xffffffff;
 /** vec4 per wide record of the BVH (shaders/tree/build.wgsl): four entries of (min, pointer) and (max, 0). */
 export const BVH_WIDE_VEC4 = 8;
-/** vec4s per internal node of the walk records (shaders/tree/build.wgsl, bvhWalkRecords: a wide record quantized to 8 bits per axis). */
-export const BVH_WALK_VEC4 = 4;
 /**
  * Up-sweep steps (a build's hierarchy and a refit): the height of the radix tree (Karras's) is
  * bounded by the key length. Each internal node's common-prefix length δ exceeds its parent's,
@@ -187,7 +185,6 @@ export const WGSL_CONSTANTS = {
   BVH_LEAF: ['u32', BVH_LEAF],
   BVH_NONE: ['u32', BVH_NONE],
   BVH_WIDE_VEC4: ['u32', BVH_WIDE_VEC4],
-  BVH_WALK_VEC4: ['u32', BVH_WALK_VEC4],
   BVH_STACK: ['u32', BVH_STACK],
   BVH_AABB_PAD: ['f32', BVH_AABB_PAD],
   LIDAR_NO_RETURN: ['f32', LIDAR_NO_RETURN],

@@ -5,8 +5,7 @@
 // nodes two levels down with their AABBs), so it visits every other level of the binary tree and
 // tests four AABBs per step in vector arithmetic. Ordered (nearer entries first) with pruning by
 // the best t so far. Linked by rays/tree.wgsl and lidar/tree.wgsl.
-// Bindings: walkRecords: array<vec4u> (the tree's walk records, BVH_WALK_VEC4 per internal node:
-// its wide records quantized, shaders/tree/build.wgsl);
+// Bindings: wide: array<vec4f> (the tree's wide records, BVH_WIDE_VEC4 per internal node);
 // overflowCount: atomic<u32> (walks that outgrew BVH_STACK; the host answers those rays by the
 // reference).
 // Counting (WALK_COUNTS, an override set only by the bench's counting kernel, rays/tree.wgsl's
@@ -16,7 +15,7 @@
 // src/reference/raycast.ts; the reference's own accelerated closestHitGrid in src/reference/accel.ts);
 // bvhWalkCounts (src/tree/quality.ts) walks the same records in float64 and counts.
 
-@group(0) @binding(11) var<storage, read> walkRecords: array<vec4u>;
+@group(0) @binding(11) var<storage, read> wide: array<vec4f>;
 @group(0) @binding(10) var<storage, read_write> overflowCount: atomic<u32>;
 
 override WALK_COUNTS: bool = false;
@@ -46,35 +45,29 @@ struct Walk {
   boxTests: u32,
 }
 
-// Record w as structure of arrays: lo[axis], hi[axis] over the four entries, and the pointers.
+// Wide record w (shaders/tree/build.wgsl: four entries of (min, pointer), (max, 0)) as
+// structure of arrays: lo[axis], hi[axis] over the four entries, and the pointers.
 struct WideRecord {
   lo: array<vec4f, 3>,
   hi: array<vec4f, 3>,
   ptrs: vec4u,
 }
 
-// Walk record w decoded (shaders/tree/build.wgsl, bvhWalkRecords: four vec4u, the entries'
-// AABBs as bytes over the record's origin and power-of-two scales): origin + byte × scale, the
-// same f32 expression the build checked each byte against, so each AABB contains the entry's.
-// Four loads a step where the full-precision wide record took eight (on a CPU adapter the loads
-// were most of a step).
 fn wideRecord(w: u32) -> WideRecord {
-  let at = BVH_WALK_VEC4 * w;
-  let head = walkRecords[at];
-  let lo = walkRecords[at + 2u];
-  let hi = walkRecords[at + 3u];
-  let origin = bitcast<vec3f>(head.xyz);
-  let scale = bitcast<vec3f>(vec3u(head.w, lo.w, hi.w));
+  let at = BVH_WIDE_VEC4 * w;
+  let a0 = wide[at];
+  let b0 = wide[at + 1u];
+  let a1 = wide[at + 2u];
+  let b1 = wide[at + 3u];
+  let a2 = wide[at + 4u];
+  let b2 = wide[at + 5u];
+  let a3 = wide[at + 6u];
+  let b3 = wide[at + 7u];
   return WideRecord(
-    array<vec4f, 3>(origin.x + entryBytes(lo.x) * scale.x, origin.y + entryBytes(lo.y) * scale.y, origin.z + entryBytes(lo.z) * scale.z),
-    array<vec4f, 3>(origin.x + entryBytes(hi.x) * scale.x, origin.y + entryBytes(hi.y) * scale.y, origin.z + entryBytes(hi.z) * scale.z),
-    walkRecords[at + 1u],
+    array<vec4f, 3>(vec4f(a0.x, a1.x, a2.x, a3.x), vec4f(a0.y, a1.y, a2.y, a3.y), vec4f(a0.z, a1.z, a2.z, a3.z)),
+    array<vec4f, 3>(vec4f(b0.x, b1.x, b2.x, b3.x), vec4f(b0.y, b1.y, b2.y, b3.y), vec4f(b0.z, b1.z, b2.z, b3.z)),
+    bitcast<vec4u>(vec4f(a0.w, a1.w, a2.w, a3.w)),
   );
-}
-
-// The four bytes of a walk record's word (byte k: entry k) as floats.
-fn entryBytes(word: u32) -> vec4f {
-  return vec4f((vec4u(word) >> vec4u(0u, 8u, 16u, 24u)) & vec4u(255u));
 }
 
 // Entry distances of the ray into the four AABBs of wide record r (the slab test: entry = the

@@ -12,7 +12,6 @@
 //                     empty next frontier
 //   bvhRefitNodes     each frontier node's AABB from its children, its entries into its
 //                     parent's record (below), and on up
-//   bvhWalkRecords    every internal node's walk record: its wide record quantized (below)
 //
 // The tree is the binary radix tree of the sorted 30-bit codes, equal codes told apart by their
 // sorted position so that every key is unique: the tree of Karras ("Maximizing Parallelism in
@@ -58,8 +57,8 @@
 //   array<atomic<u32>> ([0] = count); 9 listIn: array<u32>; 10 args: array<u32>; 11 status:
 //   array<atomic<u32>> ([0] = times the root was refitted, [1] = the SAH cost, f32 bits,
 //   [2] = the root's split); 12 wide: array<vec4f> (BVH_WIDE_VEC4 vec4 per internal node: the
-//   wide records, above); 13 walkRecords: array<vec4u> (BVH_WALK_VEC4 vec4 per internal node,
-//   below). Workgroup size BVH_WG (the bounds reduction: override BOUNDS_WG).
+//   wide records, above). Workgroup size BVH_WG (the bounds
+//   reduction: override BOUNDS_WG).
 
 @group(0) @binding(0) var<uniform> bvhParams: BvhParams;
 @group(0) @binding(1) var<storage, read> boxes: array<Obb>;
@@ -74,7 +73,6 @@
 @group(0) @binding(10) var<storage, read_write> args: array<u32>;
 @group(0) @binding(11) var<storage, read_write> status: array<atomic<u32>>;
 @group(0) @binding(12) var<storage, read_write> wide: array<vec4f>;
-@group(0) @binding(13) var<storage, read_write> walkRecords: array<vec4u>;
 
 // The bounds reduction's workgroup shape (WGSL overrides; narrow on CPU adapters, see RadixSort).
 override BOUNDS_WG: u32 = 256u;
@@ -410,88 +408,3 @@ fn writeEntry(n: u32, k: u32, pointer: u32, box: Aabb, w: u32) {
   wide[at + 1u] = vec4f(box.max, bitcast<f32>(w));
 }
 
-// The walk records: what the ray walks read (shaders/rays/tree_walk.wgsl, wideRecord), each wide
-// record in half the bytes, as CWBVH (Ylitie, Karras & Laine, "Efficient Incoherent Ray
-// Traversal on GPUs Through Compressed Wide BVHs", HPG 2017) quantizes child boxes: the four
-// entries' AABBs on a grid of 8 bits per axis over the record's own bounds (the union of its used
-// entries), rounded outward, so every decoded AABB contains the entry's (the walk meets at least
-// the boxes it met before, never fewer). Record n, four vec4u:
-//   [0] origin xyz (f32 bits: the used entries' smallest min), scale x (f32 bits)
-//   [1] the four pointers, as in the wide record
-//   [2] lo bytes per axis (x, y, z: byte k = entry k), scale y
-//   [3] hi bytes per axis, scale z
-// An entry's AABB is origin + byte × scale per axis and bound. Each scale is a power of two, so
-// byte × scale is exact and the decode (the same f32 expression here and in the walk; a fused
-// multiply-add rounds it the same) has one rounding; each byte is checked against that decode
-// and moved one step outward where it would fall inside. Unused entries (BVH_NONE) keep zero
-// bytes; the walks skip them by their pointer.
-@compute @workgroup_size(BVH_WG)
-fn bvhWalkRecords(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
-  let n = bvhThread(lid, wid, nwg);
-  if (n + 1u >= bvhParams.count) {
-    return;
-  }
-  let at = BVH_WIDE_VEC4 * n;
-  var p = vec4u(BVH_NONE);
-  var origin = vec3f(F32_MAX);
-  var top = vec3f(-F32_MAX);
-  for (var k = 0u; k < 4u; k++) {
-    let lo = wide[at + 2u * k];
-    p[k] = bitcast<u32>(lo.w);
-    if (p[k] != BVH_NONE) {
-      origin = min(origin, lo.xyz);
-      top = max(top, wide[at + 2u * k + 1u].xyz);
-    }
-  }
-  let scale = walkScale(top - origin);
-  var qlo = vec3u(0u);
-  var qhi = vec3u(0u);
-  for (var k = 0u; k < 4u; k++) {
-    if (p[k] != BVH_NONE) {
-      qlo |= quantizeDown(wide[at + 2u * k].xyz, origin, scale) << vec3u(8u * k);
-      qhi |= quantizeUp(wide[at + 2u * k + 1u].xyz, origin, scale) << vec3u(8u * k);
-    }
-  }
-  let w = BVH_WALK_VEC4 * n;
-  walkRecords[w] = vec4u(bitcast<vec3u>(origin), bitcast<u32>(scale.x));
-  walkRecords[w + 1u] = p;
-  walkRecords[w + 2u] = vec4u(qlo, bitcast<u32>(scale.y));
-  walkRecords[w + 3u] = vec4u(qhi, bitcast<u32>(scale.z));
-}
-
-// Per axis the smallest power of two s (at least 2^-126, a normal float) with 254 · s >= extent:
-// 255 steps cover the extent with one to spare for the outward rounding. 1 for a zero extent
-// (every byte 0: the decode is the origin).
-fn walkScale(extent: vec3f) -> vec3f {
-  var s = vec3f(1.0);
-  for (var a = 0u; a < 3u; a++) {
-    if (extent[a] > 0.0) {
-      var v = ldexp(1.0, max(frexp(extent[a] / 254.0).exp, -126));
-      if (254.0 * v < extent[a]) {
-        v *= 2.0;
-      }
-      s[a] = v;
-    }
-  }
-  return s;
-}
-
-// Bytes q (0..255) with origin + q · scale <= v (the decode at or below v), per axis.
-fn quantizeDown(v: vec3f, origin: vec3f, scale: vec3f) -> vec3u {
-  var q = vec3u(clamp(floor((v - origin) / scale), vec3f(0.0), vec3f(255.0)));
-  let over = (origin + vec3f(q) * scale > v) & (q > vec3u(0u));
-  q -= select(vec3u(0u), vec3u(1u), over);
-  return q;
-}
-
-// Bytes q (0..255) with origin + q · scale >= v (the decode at or above v), per axis.
-fn quantizeUp(v: vec3f, origin: vec3f, scale: vec3f) -> vec3u {
-  var q = vec3u(clamp(ceil((v - origin) / scale), vec3f(0.0), vec3f(255.0)));
-  let under = (origin + vec3f(q) * scale < v) & (q < vec3u(255u));
-  q += select(vec3u(0u), vec3u(1u), under);
-  return q;
-}

@@ -456,7 +456,7 @@ export class LidarSensor {
     const kernel = await getKernel(device, 'bvhLidar', undefined, { BOX_MASKS: boxMasks });
     const pass = encoder.beginComputePass(options.timestampWrites ? { label: 'obb:lidar', timestampWrites: options.timestampWrites } : { label: 'obb:lidar' });
     dispatch(device, pass, kernel, {
-      params: this.rayParams, boxes: set.buffer, boxMasks: masks ?? set.maskBuffer, walkRecords: bvh?.walkRecords ?? this.noNodes, overflowCount: this.overflow,
+      params: this.rayParams, boxes: set.buffer, boxMasks: masks ?? set.maskBuffer, wide: bvh?.wide ?? this.noNodes, overflowCount: this.overflow,
       sweep: this.sweepParams, lidarSetup: this.walk!.setup, lidarRange: this.rangeBuffer, lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer,
     }, Math.ceil(this.rayCount / kernel.workgroupSize), 'obb:lidar');
     pass.end();

@@ -330,7 +330,7 @@ export class RayQueries {
     const kernel = await getKernel(this.ctx.device, kernelName, this.walkWorkgroupSize(perLane, rayCount), constants);
     const buffers = {
       params, boxes: set.buffer, boxMasks: set.maskBuffer, rays, ...outputs,
-      ...(walk ? { walkRecords: walk.bvh.walkRecords, overflowCount: walk.overflow } : {}),
+      ...(walk ? { wide: walk.bvh.wide, overflowCount: walk.overflow } : {}),
     } as KernelBuffers<typeof kernelName>;
     return {
       label: `${operation}${walk ? ' (BVH)' : ''} (${rayCount} rays × ${set.count} boxes)`,

@@ -16,7 +16,7 @@
  * (sort scratch) + 8 B (parents) + 4 B (refit counter) + 8 B (two frontier lists) ≈ 244 B: a
  * 1M-box tree takes about 196 MB besides the boxes.
  */
-import { BVH_REFIT_STEPS, BVH_WALK_VEC4, BVH_WG, BVH_WIDE_VEC4 } from '../constants.ts';
+import { BVH_REFIT_STEPS, BVH_WG, BVH_WIDE_VEC4 } from '../constants.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { BufferUsage, MapMode } from '../runtime/flags.ts';
@@ -51,8 +51,6 @@ export interface BvhSnapshot {
   /** Wide records (BVH_WIDE_VEC4 vec4 per internal node: four entries of (min xyz, pointer bits) and (max xyz, 0)). */
   readonly wideFloats: Float32Array;
   readonly wideWords: Uint32Array;
-  /** Walk records (BVH_WALK_VEC4 vec4u per internal node: the wide records quantized; decodeWalkRecords in src/tree/quality.ts). */
-  readonly walkWords: Uint32Array;
   /** Sorted Morton codes and the box index at each sorted position. */
   readonly keys: Uint32Array;
   readonly values: Uint32Array;
@@ -85,12 +83,6 @@ export class Bvh {
    * internal node its up-to-four nodes two levels down with their AABBs, BVH_WIDE_VEC4 × 16 bytes each.
    */
   readonly wide: GPUBuffer;
-  /**
-   * The walk records the ray walks read (bvhWalkRecords in shaders/tree/build.wgsl, after every
-   * build and refit): per internal node its wide record quantized to 8 bits per axis,
-   * BVH_WALK_VEC4 vec4u.
-   */
-  readonly walkRecords: GPUBuffer;
   private readonly keys: GPUBuffer;
   private readonly values: GPUBuffer;
   /** The boxes in Morton order (the last build's sorted values), a permutation of 0 .. count − 1. */
@@ -126,7 +118,6 @@ export class Bvh {
       ctx.createBuffer({ label: `${ctx.label}:bvh:${label}`, size: Math.max(16, size), usage });
     this.nodes = make('nodes', (n - 1) * BVH_NODE.SIZE);
     this.wide = make('wide', (n - 1) * BVH_WIDE_VEC4 * 16);
-    this.walkRecords = make('walk-records', (n - 1) * BVH_WALK_VEC4 * 16);
     this.keys = make('keys', n * 4);
     this.values = make('values', n * 4);
     this.parents = make('parents', (2 * n - 1) * 4);
@@ -265,8 +256,8 @@ export class Bvh {
       return;
     }
     const device = this.ctx.device;
-    const [leaves, argsKernel, nodesKernel, walkKernel] = await Promise.all(
-      [this.kernel('bvhRefitLeaves', link), this.kernel('bvhRefitArgs'), this.kernel('bvhRefitNodes', link), this.kernel('bvhWalkRecords')]);
+    const [leaves, argsKernel, nodesKernel] = await Promise.all(
+      [this.kernel('bvhRefitLeaves', link), this.kernel('bvhRefitArgs'), this.kernel('bvhRefitNodes', link)]);
     dispatch(device, pass, leaves, {
       bvhParams: this.params, boxes: this.set.buffer, keys: this.keys, vals: this.values, parents: this.parents,
       refitCount: this.refitCount, listOut: this.lists[0], status: this.status, wide: this.wide,
@@ -289,9 +280,6 @@ export class Bvh {
       pass.setBindGroup(0, nodesGroup);
       pass.dispatchWorkgroupsIndirect(this.args, 0);
     }
-    // The walk records from the finished wide records, every internal node at once.
-    dispatch(device, pass, walkKernel, { bvhParams: this.params, wide: this.wide, walkRecords: this.walkRecords },
-      Math.ceil((n - 1) / BVH_WG), 'obb:bvh-walk-records');
   }
 
   /**
@@ -407,10 +395,9 @@ export class Bvh {
   async snapshot(): Promise<BvhSnapshot> {
     const n = this.builtCount;
     const internal = Math.max(0, n - 1);
-    const [nodes, wide, walk, keys, values, parents, status, bounds] = await Promise.all([
+    const [nodes, wide, keys, values, parents, status, bounds] = await Promise.all([
       this.ctx.readback(this.nodes, internal * BVH_NODE.SIZE),
       this.ctx.readback(this.wide, internal * BVH_WIDE_VEC4 * 16),
-      this.ctx.readback(this.walkRecords, internal * BVH_WALK_VEC4 * 16),
       this.ctx.readback(this.keys, n * 4),
       this.ctx.readback(this.values, n * 4),
       this.ctx.readback(this.parents, Math.max(0, 2 * n - 1) * 4),
@@ -423,7 +410,6 @@ export class Bvh {
       nodeWords: new Uint32Array(nodes),
       wideFloats: new Float32Array(wide),
       wideWords: new Uint32Array(wide),
-      walkWords: new Uint32Array(walk),
       keys: new Uint32Array(keys),
       values: new Uint32Array(values),
       parents: new Uint32Array(parents),
@@ -438,7 +424,7 @@ export class Bvh {
     if (!this.lifetime.end()) {
       return;
     }
-    for (const b of [this.nodes, this.wide, this.walkRecords, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.statusRead, this.bounds, this.params]) {
+    for (const b of [this.nodes, this.wide, this.keys, this.values, this.parents, this.refitCount, ...this.lists, this.args, this.status, this.statusRead, this.bounds, this.params]) {
       this.ctx.destroyBuffer(b);
     }
     this.sort.destroy();

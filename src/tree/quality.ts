@@ -6,7 +6,7 @@
  * t), or the binary walk it replaced (a node per step, leaf children tested unconditionally).
  * For the bench and tests; no query uses it.
  */
-import { BVH_AABB_PAD, BVH_LEAF, BVH_NONE, BVH_WALK_VEC4, EPS_DIR } from '../constants.ts';
+import { BVH_AABB_PAD, BVH_LEAF, EPS_DIR } from '../constants.ts';
 import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
 import { aabbHalfWidthAt } from '../core/helpers.ts';
 import { makeRayObbScratch, rayObbAt } from '../reference/query/rayObb.ts';
@@ -143,98 +143,6 @@ export function wideRecords(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3): {
   return { ptrs, bounds };
 }
 
-/** Per axis the walk record's scale (bvhWalkScale in shaders/tree/build.wgsl), in f32 steps. */
-function walkScale(extent: number): number {
-  if (!(extent > 0)) {
-    return 1;
-  }
-  const x = Math.fround(extent / 254);
-  // frexp's exponent: x = f · 2^e with f in [0.5, 1) (log2 corrected where it rounds).
-  let e = Math.floor(Math.log2(x)) + 1;
-  while (2 ** (e - 1) > x) {
-    e--;
-  }
-  while (2 ** e <= x) {
-    e++;
-  }
-  let v = 2 ** Math.max(e, -126);
-  if (254 * v < extent) {
-    v *= 2;
-  }
-  return v;
-}
-
-/**
- * Wide records as the walks read them (bvhWalkRecords in shaders/tree/build.wgsl): each record's
- * AABBs quantized to 8 bits per axis over its used entries' bounds and rounded outward, decoded
- * (origin + byte × scale), in the kernel's f32 steps. `records` as wideRecords returns them;
- * the bounds returned are the decoded ones (float64 holding f32 values).
- */
-export function quantizedRecords(records: ReturnType<typeof wideRecords>): ReturnType<typeof wideRecords> {
-  const { ptrs, bounds } = records;
-  const out = new Float64Array(bounds.length);
-  const f = Math.fround;
-  for (let r = 0; r < ptrs.length / 4; r++) {
-    for (let a = 0; a < 3; a++) {
-      let origin = Infinity;
-      let top = -Infinity;
-      for (let k = 0; k < 4; k++) {
-        if (ptrs[4 * r + k] !== BVH_NONE) {
-          origin = Math.min(origin, f(bounds[24 * r + 6 * k + a]!));
-          top = Math.max(top, f(bounds[24 * r + 6 * k + 3 + a]!));
-        }
-      }
-      const scale = walkScale(f(top - origin));
-      const decode = (q: number): number => f(origin + q * scale);
-      for (let k = 0; k < 4; k++) {
-        if (ptrs[4 * r + k] === BVH_NONE) {
-          continue;
-        }
-        const lo = f(bounds[24 * r + 6 * k + a]!);
-        const hi = f(bounds[24 * r + 6 * k + 3 + a]!);
-        let qlo = Math.min(255, Math.max(0, Math.floor(f(f(lo - origin) / scale))));
-        if (decode(qlo) > lo && qlo > 0) {
-          qlo--;
-        }
-        let qhi = Math.min(255, Math.max(0, Math.ceil(f(f(hi - origin) / scale))));
-        if (decode(qhi) < hi && qhi < 255) {
-          qhi++;
-        }
-        out[24 * r + 6 * k + a] = decode(qlo);
-        out[24 * r + 6 * k + 3 + a] = decode(qhi);
-      }
-    }
-  }
-  return { ptrs, bounds: out };
-}
-
-/**
- * The walk records read back (BvhSnapshot.walkWords) decoded as the walks decode them: per
- * record its pointers and its entries' AABBs (min xyz, max xyz; float64 holding f32 values),
- * laid out as wideRecords returns them.
- */
-export function decodeWalkRecords(words: Uint32Array): ReturnType<typeof wideRecords> {
-  const W = 4 * BVH_WALK_VEC4;
-  const records = words.length / W;
-  const ptrs = new Uint32Array(4 * records);
-  const bounds = new Float64Array(24 * records);
-  const floats = new Float32Array(words.buffer, words.byteOffset, words.length);
-  for (let r = 0; r < records; r++) {
-    const at = W * r;
-    const origin = [floats[at]!, floats[at + 1]!, floats[at + 2]!];
-    const scale = [floats[at + 3]!, floats[at + 11]!, floats[at + 15]!];
-    for (let k = 0; k < 4; k++) {
-      ptrs[4 * r + k] = words[at + 4 + k]!;
-      for (let a = 0; a < 3; a++) {
-        const byte = (w: number): number => (w >>> (8 * k)) & 255;
-        bounds[24 * r + 6 * k + a] = Math.fround(origin[a]! + byte(words[at + 8 + a]!) * scale[a]!);
-        bounds[24 * r + 6 * k + 3 + a] = Math.fround(origin[a]! + byte(words[at + 12 + a]!) * scale[a]!);
-      }
-    }
-  }
-  return { ptrs, bounds };
-}
-
 /**
  * The closest-hit walk of every ray over the tree, counted: by the wide records (`walk: 'wide'`,
  * the default: what the kernels run) or the binary nodes (`'binary'`: the walk before them).
@@ -245,7 +153,7 @@ export function bvhWalkCounts(tree: BvhSnapshot, boxes: BoxArray, origin: Vec3, 
   const nodes = new Uint32Array(rays.count);
   const boxTests = new Uint32Array(rays.count);
   const found = new Int32Array(rays.count).fill(-1);
-  const step = walk === 'wide' ? wideWalk(quantizedRecords(wideRecords(tree, boxes, origin))) : binaryWalk(tree);
+  const step = walk === 'wide' ? wideWalk(wideRecords(tree, boxes, origin)) : binaryWalk(tree);
   const s = makeRayObbScratch();
   for (let r = 0; r < rays.count; r++) {
     const q = r * RAY_F64.STRIDE;

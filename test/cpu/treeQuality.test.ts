@@ -25,7 +25,7 @@ function handTree(): BvhSnapshot {
   f.set([2.5, 0.5, 0.5], 12);
   w[15] = (BVH_LEAF | 1) >>> 0;
   return {
-    count: 3, nodeFloats: f, nodeWords: w, wideFloats: new Float32Array(0), wideWords: new Uint32Array(0), walkWords: new Uint32Array(0), keys: new Uint32Array(3), values: Uint32Array.from([0, 1, 2]),
+    count: 3, nodeFloats: f, nodeWords: w, wideFloats: new Float32Array(0), wideWords: new Uint32Array(0), keys: new Uint32Array(3), values: Uint32Array.from([0, 1, 2]),
     parents: new Uint32Array(5), rootRefits: 1, sah: 0, bounds: new Float32Array(6),
   };
 }
