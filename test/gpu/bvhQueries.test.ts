@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary } from './page/shared.ts';
+import type { ComparisonSummary, TreeWalkKind } from './page/shared.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -35,8 +35,15 @@ describe('BVH rays', () => {
     expect(r.anyDiff).toBe(0);
   });
 
-  it('adversarial groups through the BVH (seed 23)', async () => {
-    const r = await gpu.call<{ groups: { name: string; closest: ComparisonSummary; any: ComparisonSummary; all: ComparisonSummary }[] }>('bvhQueries', 'adversarial', 23);
+  it('adversarial groups through the BVH (seed 23), on the walk the adapter defaults to', async () => {
+    const r = await gpu.call<{ groups: { name: string; closest: ComparisonSummary; any: ComparisonSummary; all: ComparisonSummary }[]; adapter: string; walk: TreeWalkKind }>('bvhQueries', 'adversarial', 23);
+    console.log(`${r.adapter}: ${JSON.stringify(r.walk)}`);
+    // The closest hits below ran the walk the tuning names: on a CPU adapter whose device has
+    // subgroups (Chromium's SwiftShader, what CI runs) the subgroup walk, on GPUs the plain one.
+    expect(r.walk.subgroupWalk).toBe(r.walk.fallbackAdapter && r.walk.subgroups);
+    if (/swiftshader/i.test(r.adapter)) {
+      expect(r.walk).toEqual({ fallbackAdapter: true, subgroups: true, subgroupWalk: true });
+    }
     expect(r.groups.length).toBeGreaterThanOrEqual(12);
     for (const g of r.groups) {
       console.log(`[${g.name}]`);

@@ -49,7 +49,7 @@ export function summarize(c: Comparison, maxCases = 5): ComparisonSummary {
  * Runs `body` inside a validation and an out-of-memory error scope on the page's device; throws
  * if either catches an error the library did not already turn into an exception.
  */
-export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>, tuning: Tuning = 'default'): Promise<T & { adapter: string; tuning: string }> {
+export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>, tuning: Tuning = 'default'): Promise<T & { adapter: string; tuning: string; walk: TreeWalkKind }> {
   const gpu = await getGpu(tuning);
   const device = gpu.ctx.device;
   device.pushErrorScope('out-of-memory');
@@ -69,5 +69,21 @@ export async function scoped<T>(body: (gpu: ObbGpu) => Promise<T>, tuning: Tunin
   if (validation || oom) {
     throw new Error(`uncaught GPU error: ${validation?.message ?? oom?.message}`);
   }
-  return { ...(result as T), adapter: gpu.adapterName, tuning: `tiled=${gpu.rays.tuning.tiled} cull=${gpu.rays.tuning.cull}` };
+  return { ...(result as T), adapter: gpu.adapterName, tuning: `tiled=${gpu.rays.tuning.tiled} cull=${gpu.rays.tuning.cull}`, walk: treeWalkKind(gpu) };
+}
+
+/** Which closest-hit tree walk a page's ObbGpu runs, and why (the adapter and its device). */
+export interface TreeWalkKind {
+  readonly fallbackAdapter: boolean;
+  readonly subgroups: boolean;
+  /** RayKernelTuning.subgroupWalk: bvhClosestHitSubgroup rather than bvhClosestHit. */
+  readonly subgroupWalk: boolean;
+}
+
+export function treeWalkKind(gpu: ObbGpu): TreeWalkKind {
+  return {
+    fallbackAdapter: gpu.ctx.adapter.isFallbackAdapter,
+    subgroups: gpu.ctx.device.features.has('subgroups'),
+    subgroupWalk: gpu.rays.tuning.subgroupWalk,
+  };
 }
