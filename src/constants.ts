@@ -94,15 +94,17 @@ export const PAIR_OPT_LEAF_ORDER = 8;
  * GPU radix sort and scan: threads per workgroup and items per thread (WGSL overrides, so the
  * workgroup arrays are sized per pipeline). Defaults for GPUs; a CPU adapter gets
  * FALLBACK_BLOCK_TUNING (few threads, many items each: SwiftShader runs every invocation of a
- * workgroup as a coroutine switched at each barrier, which measured 9× slower at 128 threads).
- * Blocks stay SORT_WG × SORT_PER_THREAD = 1,024 keys either way.
+ * workgroup as a coroutine switched at each barrier, which measured 9× slower at 128 threads;
+ * its sort runs one SIMD group of 4 threads per workgroup, so no switch at all, over blocks of
+ * 8,192 keys with 8-bit digits, half the passes: the 1M-box build's sort 313 → 97 ms on the
+ * 2-core VM, README "The BVH"). A sort block is SORT_WG × SORT_PER_THREAD keys.
  */
 export const SORT_WG = 128;
 export const SORT_PER_THREAD = 8;
 export const SCAN_WG = 256;
 export const SCAN_PER_THREAD = 4;
-export const FALLBACK_BLOCK_TUNING = { sortWg: 16, sortPerThread: 64, scanWg: 16, scanPerThread: 64, boundsWg: 16, boundsPerThread: 64 } as const;
-/** Radix sort: bits per pass and buckets. */
+export const FALLBACK_BLOCK_TUNING = { sortBits: 8, sortWg: 4, sortPerThread: 2048, scanWg: 16, scanPerThread: 64, boundsWg: 16, boundsPerThread: 64 } as const;
+/** Radix sort on GPUs: bits per pass and buckets (a CPU adapter's are FALLBACK_BLOCK_TUNING.sortBits). */
 export const SORT_BITS = 4;
 export const SORT_BUCKETS = 1 << SORT_BITS;
 
@@ -179,8 +181,6 @@ export const WGSL_CONSTANTS = {
   PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
   PAIR_OPT_CONTACTS: ['u32', PAIR_OPT_CONTACTS],
   PAIR_OPT_LEAF_ORDER: ['u32', PAIR_OPT_LEAF_ORDER],
-  SORT_BITS: ['u32', SORT_BITS],
-  SORT_BUCKETS: ['u32', SORT_BUCKETS],
   BVH_WG: ['u32', BVH_WG],
   BVH_LEAF: ['u32', BVH_LEAF],
   BVH_NONE: ['u32', BVH_NONE],

@@ -13,7 +13,11 @@
 //   3 keysOut, 4 valsOut: array<u32>; 5 hist: array<u32>. Workgroup size: override SORT_WG.
 // Merrill & Grimshaw, "High Performance and Scalable Radix Sorting" (2011) for reduce-then-scan.
 
-// Threads per workgroup and keys per thread: set per pipeline by the host (RadixSort).
+// Bits per pass, threads per workgroup and keys per thread: set per pipeline by the host
+// (RadixSort, from its BlockTuning). Any SORT_WG works with any SORT_BUCKETS (the per-digit loops
+// stride by SORT_WG); workgroup memory takes (SORT_WG + 2) · SORT_BUCKETS + SORT_WG words.
+override SORT_BITS: u32 = 4u;
+override SORT_BUCKETS: u32 = 1u << SORT_BITS;
 override SORT_WG: u32 = 128u;
 override SORT_PER_THREAD: u32 = 8u;
 override SORT_BLOCK: u32 = SORT_WG * SORT_PER_THREAD;
@@ -55,8 +59,8 @@ fn sortCount(
   if (blk >= sortParams.blocks) {
     return;
   }
-  if (lid < SORT_BUCKETS) {
-    atomicStore(&digitCounts[lid], 0u);
+  for (var d = lid; d < SORT_BUCKETS; d += SORT_WG) {
+    atomicStore(&digitCounts[d], 0u);
   }
   workgroupBarrier();
   let base = blk * SORT_BLOCK + lid * SORT_PER_THREAD;
@@ -66,8 +70,8 @@ fn sortCount(
     }
   }
   workgroupBarrier();
-  if (lid < SORT_BUCKETS) {
-    hist[lid * sortParams.blocks + blk] = atomicLoad(&digitCounts[lid]);
+  for (var d = lid; d < SORT_BUCKETS; d += SORT_WG) {
+    hist[d * sortParams.blocks + blk] = atomicLoad(&digitCounts[d]);
   }
 }
 
@@ -126,8 +130,8 @@ fn sortScatter(
   // Global destination of block-local position 0 of each digit: (digit, block) start minus the
   // digit's block-local start. Staged once per block: a gather from storage per key is slow on
   // CPU implementations.
-  if (lid < SORT_BUCKETS) {
-    digitBase[lid] = hist[lid * sortParams.blocks + blk] - ranks[lid * SORT_WG];
+  for (var d = lid; d < SORT_BUCKETS; d += SORT_WG) {
+    digitBase[d] = hist[d * sortParams.blocks + blk] - ranks[d * SORT_WG];
   }
   workgroupBarrier();
   for (var q = 0u; q < SORT_PER_THREAD; q++) {

@@ -4,7 +4,7 @@
  * forward progress between workgroups. Also the workgroup shapes (BlockTuning) that the scan, the
  * radix sort (./sort.ts) and the tree's bounds reduction share.
  */
-import { BVH_BOUNDS_PER_THREAD, BVH_WG, FALLBACK_BLOCK_TUNING, SCAN_PER_THREAD, SCAN_WG, SORT_PER_THREAD, SORT_WG } from '../constants.ts';
+import { BVH_BOUNDS_PER_THREAD, BVH_WG, FALLBACK_BLOCK_TUNING, SCAN_PER_THREAD, SCAN_WG, SORT_BITS, SORT_PER_THREAD, SORT_WG } from '../constants.ts';
 import type { GpuContext } from './context.ts';
 import { BufferUsage } from './flags.ts';
 import { getKernel, type KernelPipeline } from './pipelines.ts';
@@ -14,6 +14,8 @@ const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SR
 
 /** Workgroup shapes of the sort and scan kernels (WGSL overrides). */
 export interface BlockTuning {
+  /** Radix sort bits per pass (SORT_BUCKETS = 2^sortBits; sortWg · 2^sortBits words of workgroup memory). */
+  readonly sortBits: number;
   readonly sortWg: number;
   readonly sortPerThread: number;
   readonly scanWg: number;
@@ -27,7 +29,7 @@ export interface BlockTuning {
 export function blockTuning(ctx: GpuContext): BlockTuning {
   return ctx.adapter.isFallbackAdapter
     ? FALLBACK_BLOCK_TUNING
-    : { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: BVH_WG, boundsPerThread: BVH_BOUNDS_PER_THREAD };
+    : { sortBits: SORT_BITS, sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: BVH_WG, boundsPerThread: BVH_BOUNDS_PER_THREAD };
 }
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 

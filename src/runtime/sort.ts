@@ -3,7 +3,7 @@
  * shaders/runtime/sort.wgsl), recorded into the caller's compute pass: per pass a digit count, an
  * ExclusiveScan of the counts (./scan.ts) and a stable scatter, each its own dispatch.
  */
-import { SORT_BITS, SORT_BUCKETS } from '../constants.ts';
+import { SORT_BITS } from '../constants.ts';
 import type { GpuContext } from './context.ts';
 import { BufferUsage } from './flags.ts';
 import { getKernel, type KernelPipeline } from './pipelines.ts';
@@ -13,9 +13,9 @@ import { ExclusiveScan, blockTuning, type BlockTuning } from './scan.ts';
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
-/** Passes needed to sort keys of `bits` bits. */
-export function sortPasses(bits: number): number {
-  return Math.ceil(bits / SORT_BITS);
+/** Passes needed to sort keys of `bits` bits, `bitsPerPass` at a time (a GPU's SORT_BITS by default). */
+export function sortPasses(bits: number, bitsPerPass: number = SORT_BITS): number {
+  return Math.ceil(bits / bitsPerPass);
 }
 
 /**
@@ -33,24 +33,29 @@ export class RadixSort {
   private readonly params: GPUBuffer[] = [];
 
   private readonly block: number;
+  /** Bits per pass, and buckets (2^bits). */
+  private readonly bits: number;
+  private readonly buckets: number;
   private readonly constants: Record<string, number>;
 
   private constructor(private readonly ctx: GpuContext, readonly capacity: number, private readonly scan: ExclusiveScan, tuning: BlockTuning) {
     this.block = tuning.sortWg * tuning.sortPerThread;
-    this.constants = { SORT_WG: tuning.sortWg, SORT_PER_THREAD: tuning.sortPerThread };
+    this.bits = tuning.sortBits;
+    this.buckets = 1 << tuning.sortBits;
+    this.constants = { SORT_BITS: tuning.sortBits, SORT_WG: tuning.sortWg, SORT_PER_THREAD: tuning.sortPerThread };
     const size = Math.max(16, capacity * 4);
     this.keysTmp = ctx.createBuffer({ label: `${ctx.label}:sort-keys`, size, usage: STORAGE });
     this.valsTmp = ctx.createBuffer({ label: `${ctx.label}:sort-values`, size, usage: STORAGE });
     const blocks = Math.max(1, Math.ceil(capacity / this.block));
-    this.hist = ctx.createBuffer({ label: `${ctx.label}:sort-hist`, size: Math.max(16, blocks * SORT_BUCKETS * 4), usage: STORAGE });
-    for (let p = 0; p < sortPasses(32); p++) {
+    this.hist = ctx.createBuffer({ label: `${ctx.label}:sort-hist`, size: Math.max(16, blocks * this.buckets * 4), usage: STORAGE });
+    for (let p = 0; p < sortPasses(32, this.bits); p++) {
       this.params.push(ctx.createBuffer({ label: `${ctx.label}:sort-params`, size: 16, usage: UNIFORM }));
     }
   }
 
   static async create(ctx: GpuContext, capacity: number, tuning: BlockTuning = blockTuning(ctx)): Promise<RadixSort> {
     const blocks = Math.max(1, Math.ceil(capacity / (tuning.sortWg * tuning.sortPerThread)));
-    const scan = await ExclusiveScan.create(ctx, blocks * SORT_BUCKETS, tuning);
+    const scan = await ExclusiveScan.create(ctx, blocks * (1 << tuning.sortBits), tuning);
     const sort = new RadixSort(ctx, capacity, scan, tuning);
     await Promise.all([sort.kernel('sortCount'), sort.kernel('sortScatter')]);
     return sort;
@@ -75,14 +80,14 @@ export class RadixSort {
     const countKernel = await this.kernel('sortCount');
     const scatterKernel = await this.kernel('sortScatter');
     const blocks = Math.ceil(count / this.block);
-    let passes = sortPasses(bits);
+    let passes = sortPasses(bits, this.bits);
     passes += passes % 2;
     let [kIn, vIn, kOut, vOut] = [keys, values, this.keysTmp, this.valsTmp];
     for (let p = 0; p < passes; p++) {
       const params = this.params[p]!;
-      device.queue.writeBuffer(params, 0, new Uint32Array([count, p * SORT_BITS, blocks, 0]));
+      device.queue.writeBuffer(params, 0, new Uint32Array([count, p * this.bits, blocks, 0]));
       dispatch(device, pass, countKernel, { sortParams: params, keysIn: kIn, hist: this.hist }, blocks, 'obb:sort-count');
-      await this.scan.encode(pass, this.hist, blocks * SORT_BUCKETS);
+      await this.scan.encode(pass, this.hist, blocks * this.buckets);
       dispatch(device, pass, scatterKernel, { sortParams: params, keysIn: kIn, valsIn: vIn, keysOut: kOut, valsOut: vOut, hist: this.hist }, blocks, 'obb:sort-scatter');
       [kIn, vIn, kOut, vOut] = [kOut, vOut, kIn, vIn];
     }

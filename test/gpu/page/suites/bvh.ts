@@ -8,10 +8,10 @@ import { Bvh } from '../../../../src/tree/Bvh.ts';
 import { writeQuaternionAxes } from '../../../../src/scenes/generate.ts';
 import { RadixSort } from '../../../../src/runtime/sort.ts';
 import { ExclusiveScan, type BlockTuning } from '../../../../src/runtime/scan.ts';
-import { SCAN_PER_THREAD, SCAN_WG, SORT_PER_THREAD, SORT_WG } from '../../../../src/constants.ts';
+import { SCAN_PER_THREAD, SCAN_WG, SORT_BITS, SORT_PER_THREAD, SORT_WG } from '../../../../src/constants.ts';
 
 /** The GPU-shaped workgroups, forced (the default on a CPU adapter is the narrow shape). */
-const GPU_TUNING: BlockTuning = { sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: 256, boundsPerThread: 4 };
+const GPU_TUNING: BlockTuning = { sortBits: SORT_BITS, sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: 256, boundsPerThread: 4 };
 import { LidarSensor, type LidarMethod, type LidarSweep } from '../../../../src/lidar/LidarSensor.ts';
 import { FrustumCuller } from '../../../../src/frustum/FrustumCuller.ts';
 import { compareClosestHits, compareFrustum, frustumPlanes, linearElevations, type ClosestHits, type LidarDescription, type LidarPose } from '../../../../src/index.ts';
