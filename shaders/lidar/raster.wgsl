@@ -76,6 +76,17 @@ override WG: u32 = 64u;
 const TILE_CH: u32 = LIDAR_TILE_CHANNELS;
 override TILE_AZ: u32 = 4u;
 
+// Motion during the sweep compiled in: set per pipeline by the host (LidarSensor: false for a
+// motionless sweep), so a CPU adapter, which runs both sides of a branch, does not pay for the
+// motion path on every box a ray is offered (it took the static 128 × 2,048 sweep's tile pass
+// from ~57 to ~90 ms on SwiftShader as a runtime test alone). With MOTION the flag still decides.
+override MOTION: bool = true;
+
+// Whether this sweep moves (LIDAR_MOTION, when compiled in).
+fn sweepMoves() -> bool {
+  return MOTION && (lidar.flags & LIDAR_MOTION) != 0u;
+}
+
 // Tile lists up to this long are sorted by distance, so a walk can stop early.
 const SORTED_LIST: u32 = 64u;
 
@@ -606,7 +617,7 @@ fn lidarFootprint(
     return;
   }
   var p: Print;
-  if ((lidar.flags & LIDAR_MOTION) == 0u) {
+  if (!sweepMoves()) {
     let b = boxes[i];
     let w = obbW(b);
     let rel = lidar.origin - b.center;
@@ -720,7 +731,7 @@ fn offer(s: u32, ray: TileRay, rect: vec4u, i: u32, b: RasterBox, best: ptr<func
   var p: vec3f;
   var d: vec3f;
   var h = vec3f(b.hx, b.hy, b.hz);
-  if ((lidar.flags & LIDAR_MOTION) == 0u) {
+  if (!sweepMoves()) {
     // The sensor origin in the box frame plus the beam's offset (p itself when that is zero).
     p = b.p + vec3f(dot(ray.start, b.u), dot(ray.start, b.v), dot(ray.start, b.w));
     d = vec3f(dot(ray.dir, b.u), dot(ray.dir, b.v), dot(ray.dir, b.w));
@@ -778,7 +789,7 @@ fn writeRay(s: u32, a: u32, ray: TileRay, best: Best) {
   // The point buffer only when asked for (a 16-byte scattered write per ray is not free).
   if ((params.flags & RAY_OPT_GEOMETRY) != 0u) {
     var point = ray.start + best.t * ray.dir;
-    if ((lidar.flags & LIDAR_MOTION) == 0u) {
+    if (!sweepMoves()) {
       point = lidar.origin + ray.start + best.t * ray.dir;
     }
     lidarPoints[r] = select(vec4f(0.0), vec4f(point, 1.0), hit);
@@ -792,7 +803,7 @@ fn writeRay(s: u32, a: u32, ray: TileRay, best: Best) {
 // the same t.
 fn tileRay(s: u32, a: u32) -> TileRay {
   let at = sortedRay(min(s, lidar.channels - 1u), a);
-  if ((lidar.flags & LIDAR_MOTION) == 0u) {
+  if (!sweepMoves()) {
     let enc = lidarTables[at.y];
     return TileRay(lidarDirection(at.x, at.y), lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY), at.y);
   }

@@ -356,7 +356,7 @@ export class LidarSensor {
       return new LidarSensor(ctx, desc, method, wanted === 'bvh' && !rasterReason ? 'requested' : rasterReason, undefined, undefined);
     }
     const tile = rasterTile(ctx);
-    await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k, undefined, LidarSensor.tileConstants(tile))));
+    await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k, undefined, LidarSensor.tileConstants(tile, false))));
     const tiles = Math.ceil(desc.elevations.length / tile.ch) * Math.ceil(desc.azimuthSteps / tile.az);
     return new LidarSensor(ctx, desc, method, undefined, await ExclusiveScan.create(ctx, tiles), options.listCapacity);
   }
@@ -610,8 +610,9 @@ export class LidarSensor {
     pass.end();
   }
 
-  private static tileConstants(tile: { readonly ch: number; readonly az: number }): Record<string, number> {
-    return { TILE_AZ: tile.az };
+  /** The raster kernels' overrides: the tile width, and whether the motion path is compiled in. */
+  private static tileConstants(tile: { readonly ch: number; readonly az: number }, motion: boolean): Record<string, number> {
+    return { TILE_AZ: tile.az, MOTION: motion ? 1 : 0 };
   }
 
   /** The raster method's per-box records and tile lists for `count` boxes (grown, never shrunk). */
@@ -654,7 +655,7 @@ export class LidarSensor {
     const tile = this.tile!;
     const slots = motion?.slots ?? set.count;
     const buffers = this.rasterBuffersFor(slots);
-    const constants = LidarSensor.tileConstants(tile);
+    const constants = LidarSensor.tileConstants(tile, motion !== undefined);
     const [footprint, bin, sortTiles, tiles] = await Promise.all([
       getKernel(device, 'lidarFootprint', undefined, constants), getKernel(device, 'lidarBin', undefined, constants),
       getKernel(device, 'lidarSortTiles', undefined, constants), getKernel(device, 'lidarTiles', undefined, constants),
