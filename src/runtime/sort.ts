@@ -54,6 +54,16 @@ export class RadixSort {
   }
 
   static async create(ctx: GpuContext, capacity: number, tuning: BlockTuning = blockTuning(ctx)): Promise<RadixSort> {
+    const { sortBits: bits, sortWg: wg } = tuning;
+    if (!(Number.isInteger(bits) && bits >= 1 && bits <= 16 && Number.isInteger(wg) && wg >= 1)) {
+      throw new RangeError(`RadixSort: sortBits must be an integer in 1..16 and sortWg a positive integer (got ${bits}, ${wg})`);
+    }
+    // Workgroup memory of sort.wgsl: digit counts and bases, per-thread ranks, per-thread totals.
+    const bytes = 4 * ((wg + 2) * 2 ** bits + wg);
+    const limit = ctx.device.limits.maxComputeWorkgroupStorageSize;
+    if (bytes > limit) {
+      throw new RangeError(`RadixSort: ${wg} threads × 2^${bits} digits need ${bytes} bytes of workgroup memory, over the device's ${limit}; use fewer threads or bits`);
+    }
     const blocks = Math.max(1, Math.ceil(capacity / (tuning.sortWg * tuning.sortPerThread)));
     const scan = await ExclusiveScan.create(ctx, blocks * (1 << tuning.sortBits), tuning);
     const sort = new RadixSort(ctx, capacity, scan, tuning);

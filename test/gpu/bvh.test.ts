@@ -29,6 +29,11 @@ describe('building blocks', () => {
       expect(r.wrong).toBe(0);
     }
   });
+
+  it('a sort tuning over the workgroup memory limit (128 threads × 8-bit digits) is refused with the bytes it needs', async () => {
+    const msg = await gpu.call<string>('bvh', 'sortTuningRefused');
+    expect(msg).toMatch(/^RangeError: RadixSort: 128 threads × 2\^8 digits need 133632 bytes of workgroup memory, over the device's \d+/);
+  });
 });
 
 describe('tree', () => {

@@ -99,6 +99,18 @@ export async function sort(seed: number, n: number, bits: number, distinct: numb
 }
 
 
+/** A sort tuning whose workgroup memory is over the device's limit is refused by name, before any pipeline. */
+export async function sortTuningRefused(): Promise<string> {
+  return withContext(async (ctx) => {
+    try {
+      await RadixSort.create(ctx, 1000, { ...GPU_TUNING, sortBits: 8 });
+      return 'accepted';
+    } catch (e) {
+      return `${(e as Error).name}: ${(e as Error).message}`;
+    }
+  });
+}
+
 /** Scenes that stress the build: equal Morton codes, flat layouts, mixed scales. */
 export function bvhScene(kind: string, n: number, seed: number): BoxArray {
   const rnd = mulberry32(seed);
