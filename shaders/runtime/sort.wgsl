@@ -45,8 +45,10 @@ fn sortBlockIndex(wid: vec3u, nwg: vec3u) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 
+// The digit of a pass; 0 for every key in a pass past the 32nd bit (the extra pass that makes the
+// pass count even: WGSL takes a shift modulo 32, which would sort by low bits again).
 fn digitOf(key: u32) -> u32 {
-  return (key >> sortParams.shift) & (SORT_BUCKETS - 1u);
+  return select((key >> sortParams.shift) & (SORT_BUCKETS - 1u), 0u, sortParams.shift >= 32u);
 }
 
 @compute @workgroup_size(SORT_WG)

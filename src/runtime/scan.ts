@@ -14,7 +14,7 @@ const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SR
 
 /** Workgroup shapes of the sort and scan kernels (WGSL overrides). */
 export interface BlockTuning {
-  /** Radix sort bits per pass (SORT_BUCKETS = 2^sortBits; sortWg · 2^sortBits words of workgroup memory). */
+  /** Radix sort bits per pass (SORT_BUCKETS = 2^sortBits; about sortWg · 2^sortBits words of workgroup memory, RadixSort.create checks). */
   readonly sortBits: number;
   readonly sortWg: number;
   readonly sortPerThread: number;

@@ -18,6 +18,12 @@ export function sortPasses(bits: number, bitsPerPass: number = SORT_BITS): numbe
   return Math.ceil(bits / bitsPerPass);
 }
 
+/** The passes RadixSort runs: sortPasses rounded up to even, so the result ends in the input buffers. */
+function evenPasses(bits: number, bitsPerPass: number): number {
+  const passes = sortPasses(bits, bitsPerPass);
+  return passes + (passes % 2);
+}
+
 /**
  * Stable LSD radix sort of (key, value) pairs on the GPU. With an even number of passes the
  * result ends in the input buffers.
@@ -41,14 +47,14 @@ export class RadixSort {
   private constructor(private readonly ctx: GpuContext, readonly capacity: number, private readonly scan: ExclusiveScan, tuning: BlockTuning) {
     this.block = tuning.sortWg * tuning.sortPerThread;
     this.bits = tuning.sortBits;
-    this.buckets = 1 << tuning.sortBits;
+    this.buckets = 2 ** tuning.sortBits;
     this.constants = { SORT_BITS: tuning.sortBits, SORT_WG: tuning.sortWg, SORT_PER_THREAD: tuning.sortPerThread };
     const size = Math.max(16, capacity * 4);
     this.keysTmp = ctx.createBuffer({ label: `${ctx.label}:sort-keys`, size, usage: STORAGE });
     this.valsTmp = ctx.createBuffer({ label: `${ctx.label}:sort-values`, size, usage: STORAGE });
     const blocks = Math.max(1, Math.ceil(capacity / this.block));
     this.hist = ctx.createBuffer({ label: `${ctx.label}:sort-hist`, size: Math.max(16, blocks * this.buckets * 4), usage: STORAGE });
-    for (let p = 0; p < sortPasses(32, this.bits); p++) {
+    for (let p = 0; p < evenPasses(32, this.bits); p++) {
       this.params.push(ctx.createBuffer({ label: `${ctx.label}:sort-params`, size: 16, usage: UNIFORM }));
     }
   }
@@ -65,7 +71,7 @@ export class RadixSort {
       throw new RangeError(`RadixSort: ${wg} threads × 2^${bits} digits need ${bytes} bytes of workgroup memory, over the device's ${limit}; use fewer threads or bits`);
     }
     const blocks = Math.max(1, Math.ceil(capacity / (tuning.sortWg * tuning.sortPerThread)));
-    const scan = await ExclusiveScan.create(ctx, blocks * (1 << tuning.sortBits), tuning);
+    const scan = await ExclusiveScan.create(ctx, blocks * 2 ** bits, tuning);
     const sort = new RadixSort(ctx, capacity, scan, tuning);
     await Promise.all([sort.kernel('sortCount'), sort.kernel('sortScatter')]);
     return sort;
@@ -90,8 +96,7 @@ export class RadixSort {
     const countKernel = await this.kernel('sortCount');
     const scatterKernel = await this.kernel('sortScatter');
     const blocks = Math.ceil(count / this.block);
-    let passes = sortPasses(bits, this.bits);
-    passes += passes % 2;
+    const passes = evenPasses(bits, this.bits);
     let [kIn, vIn, kOut, vOut] = [keys, values, this.keysTmp, this.valsTmp];
     for (let p = 0; p < passes; p++) {
       const params = this.params[p]!;

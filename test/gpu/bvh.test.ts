@@ -30,6 +30,13 @@ describe('building blocks', () => {
     }
   });
 
+  it.each([3, 5, 7])('radix sort with %i-bit digits (an odd pass count for 32 and 30 bits, rounded up to even) is stable', async (sortBits) => {
+    for (const bits of [32, 30]) {
+      const r = await gpu.call<{ n: number; wrong: number }>('bvh', 'sort', 4, 20_000, bits, 5000, false, sortBits);
+      expect(r.wrong).toBe(0);
+    }
+  });
+
   it('a sort tuning over the workgroup memory limit (128 threads × 8-bit digits) is refused with the bytes it needs', async () => {
     const msg = await gpu.call<string>('bvh', 'sortTuningRefused');
     expect(msg).toMatch(/^RangeError: RadixSort: 128 threads × 2\^8 digits need 133632 bytes of workgroup memory, over the device's \d+/);

@@ -66,7 +66,7 @@ export async function scan(seed: number, n: number, gpuShape = false) {
 }
 
 /** Radix sort of n (key, index) pairs with many duplicate keys, against a stable CPU sort. */
-export async function sort(seed: number, n: number, bits: number, distinct: number, gpuShape = false) {
+export async function sort(seed: number, n: number, bits: number, distinct: number, gpuShape = false, sortBits?: number) {
   return withContext(async (ctx) => {
     const rnd = mulberry32(seed);
     const mask = bits >= 32 ? 0xffffffff : (1 << bits) - 1;
@@ -75,7 +75,8 @@ export async function sort(seed: number, n: number, bits: number, distinct: numb
     const vals = Uint32Array.from({ length: n }, (_, i) => i);
     const kb = upload(ctx, keys);
     const vb = upload(ctx, vals);
-    const sorter = gpuShape ? await RadixSort.create(ctx, n, GPU_TUNING) : await RadixSort.create(ctx, n);
+    const sorter = sortBits !== undefined ? await RadixSort.create(ctx, n, { ...GPU_TUNING, sortWg: 16, sortPerThread: 64, sortBits })
+      : gpuShape ? await RadixSort.create(ctx, n, GPU_TUNING) : await RadixSort.create(ctx, n);
     const enc = ctx.device.createCommandEncoder();
     const pass = enc.beginComputePass();
     const t0 = performance.now();
