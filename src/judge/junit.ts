@@ -8,6 +8,8 @@
  * @example
  * await writeFile('judge.xml', junitReport([{ name: 'rays/grazing-edges', comparison }]));
  */
+import { FACE_NONE, SAT_AXIS_NAMES } from '../constants.ts';
+import type { CaseAnswer, CaseReport } from '../compare/compare.ts';
 import type { SceneComparison } from './judge.ts';
 
 /** One judged group: its comparison, or why it could not be judged. */
@@ -31,6 +33,53 @@ function reasons(r: Readonly<Record<string, number>>): string {
 }
 
 /**
+ * A comparator text in the judge's words: the judged code is "the implementation" (the
+ * comparator, written to prove this library's own kernels, says "GPU").
+ *
+ * @example
+ * judgeWording('t GPU 9.6 vs reference 9.5') // 't implementation 9.6 vs reference 9.5'
+ */
+export function judgeWording(s: string): string {
+  return s.replace(/\bon the GPU\b/g, 'in the implementation').replace(/\bthe GPU\b/g, 'the implementation').replace(/\bGPU\b/g, 'implementation');
+}
+
+/**
+ * A face id as text: `face 1 (−u)` (2·axis + 1 when the outward normal is −axis), `no face`.
+ *
+ * @example
+ * faceName(2) // 'face 2 (+v)'
+ */
+export function faceName(face: number): string {
+  return face === FACE_NONE ? 'no face' : face >= 0 && face <= 5 ? `face ${face} (${face & 1 ? '−' : '+'}${'uvw'[face >> 1]})` : `face ${face} (not a face id)`;
+}
+
+/**
+ * An answer on one line, naming what was not reported: `box 3, t 9.5, face 0 (+u)`, `miss`,
+ * `overlap, gap not reported, axis not reported`.
+ *
+ * @example
+ * answerText({ kind: 'ray', box: -1 }) // 'miss'
+ */
+export function answerText(a: CaseAnswer, num: (x: number) => string = String): string {
+  if (a.kind === 'ray') {
+    if (a.box < 0) {
+      return 'miss';
+    }
+    return [`box ${a.box}`, a.t === undefined ? 't not reported' : `t ${num(a.t)}`, a.face === undefined ? 'face not reported' : faceName(a.face),
+      ...(a.inside ? ['inside'] : [])].join(', ');
+  }
+  return [a.overlap ? 'overlap' : 'separate', a.gap === undefined ? 'gap not reported' : `gap ${num(a.gap)}`,
+    a.axis === undefined ? 'axis not reported' : `axis ${SAT_AXIS_NAMES[a.axis] ?? a.axis}`].join(', ');
+}
+
+/** A comparison's listed cases of one verdict, grouped by reason (most cases first). */
+export function casesByReason(cases: readonly CaseReport[], verdict: CaseReport['verdict'], byReason: Readonly<Record<string, number>>): CaseReport[] {
+  const listed = cases.filter((k) => k.verdict === verdict);
+  const order = [...new Set(listed.map((k) => k.reason))].sort((x, y) => (byReason[y] ?? 0) - (byReason[x] ?? 0));
+  return order.flatMap((r) => listed.filter((k) => k.reason === r));
+}
+
+/**
  * The JUnit XML of a judged run (`suite` names the whole run).
  *
  * @example
@@ -51,12 +100,15 @@ export function junitReport(groups: readonly JudgedGroup[], suite = 'webgpu-obb 
     lines.push(`    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(g.name)}" time="${(g.seconds ?? 0).toFixed(3)}">`);
     const c = g.comparison;
     if (!c) {
-      lines.push(`      <error type="result-file" message="${xmlEscape(g.error ?? 'not judged')}"/>`);
+      lines.push(`      <error type="result-file" message="${xmlEscape(judgeWording(g.error ?? 'not judged'))}"/>`);
     } else {
       const summary = c.comparisons.map((x) =>
         `${x.family}: ${x.total} cases, ${x.agree} agree, ${x.ambiguous} ambiguous${x.ambiguous ? ` (${reasons(x.ambiguousByReason)})` : ''}, ${x.mismatch} mismatch${x.mismatch ? ` (${reasons(x.mismatchByReason)})` : ''}`);
       if (!c.ok) {
-        const detail = c.comparisons.flatMap((x) => x.cases.filter((k) => k.verdict === 'mismatch').map((k) => `${x.family} ${k.reason}: ${k.detail}\n  input: ${JSON.stringify(k.input)}`));
+        const detail = c.comparisons.flatMap((x) => casesByReason(x.cases, 'mismatch', x.mismatchByReason).map((k) =>
+          `${x.family} ${k.reason}: ${judgeWording(k.detail)}` +
+          (k.answer ? `\n  implementation: ${answerText(k.answer)}` : '') + (k.expected ? `\n  reference: ${answerText(k.expected)}` : '') +
+          `\n  input: ${JSON.stringify(k.input)}`));
         lines.push(`      <failure type="mismatch" message="${xmlEscape(`${c.mismatch} mismatch in ${c.total} cases (${c.comparisons.map((x) => reasons(x.mismatchByReason)).filter(Boolean).join(', ')})`)}">${xmlEscape(detail.join('\n'))}</failure>`);
       }
       lines.push(`      <system-out>${xmlEscape(summary.join('\n'))}</system-out>`);

@@ -289,11 +289,12 @@ describe(`ray comparisons (mulberry32 seed ${RAY_SEED})`, () => {
 });
 
 describe('fragile ray cases are ambiguous, robust ones next to them are not', () => {
-  // Unit box; ray 0 lies exactly in the face plane y = 1; ray 1 passes through the middle.
-  const boxes = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] }]);
+  // A box of half extent 0.3 (not a float32 number: float32 rounds the face plane); ray 0 lies
+  // exactly in the face plane y = 0.3 in float64; ray 1 passes through the middle.
+  const boxes = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [0.3, 0.3, 0.3], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] }]);
   const rays = rayArrayFrom([
-    { origin: [-10, 1, 0], direction: [1, 0, 0] },
-    { origin: [-10, 0.5, 0], direction: [1, 0, 0] },
+    { origin: [-10, 0.3, 0], direction: [1, 0, 0] },
+    { origin: [-10, 0.15, 0], direction: [1, 0, 0] },
   ]);
   const input = { boxes, rays };
 
@@ -326,10 +327,10 @@ describe('fragile ray cases are ambiguous, robust ones next to them are not', ()
   it('a fragile box does not excuse a flipped flag when another box is hit robustly', () => {
     // Ray 0 lies in the face plane of box 0 and passes straight through box 1 further on.
     const two = boxArrayFrom([
-      { center: [0, 0, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] },
-      { center: [5, 1, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] },
+      { center: [0, 0, 0], halfExtents: [0.3, 0.3, 0.3], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] },
+      { center: [5, 0.3, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] },
     ]);
-    const ray = rayArrayFrom([{ origin: [-10, 1, 0], direction: [1, 0, 0] }]);
+    const ray = rayArrayFrom([{ origin: [-10, 0.3, 0], direction: [1, 0, 0] }]);
     expect(anyHit(two, ray)[0]).toBe(1);
     expectOnly(compareAnyHits({ boxes: two, rays: ray }, new Uint8Array([0])), 'mismatch', 'any-flag', 1);
     // closestHit: reporting no hit at all is wrong too (box 1 is a robust hit behind it).
@@ -346,13 +347,102 @@ describe('fragile ray cases are ambiguous, robust ones next to them are not', ()
   });
 
   it('a grazing ray through an edge is ambiguous as well', () => {
-    // Along the edge y = 1, z = 1 (both slabs parallel and touching).
-    const edge = rayArrayFrom([{ origin: [-10, 1, 1], direction: [1, 0, 0] }]);
+    // Along the edge y = z = 0.3 (both slabs parallel and touching).
+    const edge = rayArrayFrom([{ origin: [-10, 0.3, 0.3], direction: [1, 0, 0] }]);
     expectOnly(compareAnyHits({ boxes, rays: edge }, new Uint8Array([0])), 'ambiguous', 'in-face-plane', 1);
-    // Through the edge x = -1, y = 1 diagonally (entry and exit at the same t).
+    // Through the edge x = -1, y = 1 of a unit box diagonally (entry and exit at the same t; the
+    // direction (1, 1, 0)/√2 is not exact).
+    const unit = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] }]);
     const diag = rayArrayFrom([{ origin: [-2, 0, 0], direction: [1, 1, 0] }]);
-    expect(anyHit(boxes, diag)[0]).toBe(1);
-    expectOnly(compareAnyHits({ boxes, rays: diag }, new Uint8Array([0])), 'ambiguous', 'grazing-edge', 1);
+    expect(anyHit(unit, diag)[0]).toBe(1);
+    expectOnly(compareAnyHits({ boxes: unit, rays: diag }, new Uint8Array([0])), 'ambiguous', 'grazing-edge', 1);
+  });
+});
+
+describe('exact ray cases are decided exactly (float32 computes every step of them exactly)', () => {
+  // Box ±1; rays along x in the face plane y = 1, along the edge y = z = 1, through the middle.
+  const I3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]] as const;
+  const unit = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [1, 1, 1], axes: I3 }]);
+  const rays = rayArrayFrom([
+    { origin: [-10, 1, 0], direction: [1, 0, 0] },
+    { origin: [-10, 1, 1], direction: [1, 0, 0] },
+    { origin: [10, 1, 1], direction: [-2, 0, 0] },
+  ]);
+
+  it('a hit in a face plane or along an edge reported as a miss is a mismatch, in every family', () => {
+    const ref = closestHit(unit, rays);
+    expect(Array.from(ref.box)).toEqual([0, 0, 0]);
+    const gpu = gpuClosest(ref);
+    gpu.box.fill(-1);
+    gpu.t.fill(Infinity);
+    expectOnly(compareClosestHits({ boxes: unit, rays }, gpu, ref), 'mismatch', 'wrong-box', 3);
+    expectOnly(compareAnyHits({ boxes: unit, rays }, new Uint8Array(3)), 'mismatch', 'any-flag', 3);
+    const all = allHits(unit, rays);
+    const none: AllHits = { count: 0, ray: new Uint32Array(0), box: new Uint32Array(0), t: new Float64Array(0), face: new Uint8Array(0), inside: new Uint8Array(0) };
+    expectOnly(compareAllHits({ boxes: unit, rays }, none, all), 'mismatch', 'missing-hit', 3);
+    // Under a unit roundoff that is no binary format's, nothing is claimed exact.
+    expectOnly(compareAnyHits({ boxes: unit, rays, unitRoundoff: 1e-7 }, new Uint8Array(3)), 'ambiguous', 'in-face-plane', 3);
+  });
+
+  it('an origin exactly on a face: t = 0 and outside, decided (not origin-on-surface)', () => {
+    const on = rayArrayFrom([{ origin: [-1, 0.5, 0.25], direction: [1, 0, 0] }, { origin: [-1, 0.5, 0.25], direction: [-1, 0, 0] }]);
+    const ref = closestHit(unit, on);
+    expect([ref.box[0], ref.t[0], ref.inside[0], ref.box[1]]).toEqual([0, 0, 0, 0]);
+    const gpu = gpuClosest(ref);
+    gpu.box[1] = -1;
+    gpu.t[1] = Infinity;
+    expectOnly(compareClosestHits({ boxes: unit, rays: on }, gpu, ref), 'mismatch', 'wrong-box', 1);
+  });
+
+  it('NaN, infinite and negative distances never agree', () => {
+    const ref = closestHit(unit, rays);
+    for (const [t, reason] of [[NaN, 'not-finite'], [Infinity, 'not-finite'], [-1, 'negative-t']] as const) {
+      const gpu = gpuClosest(ref);
+      gpu.t.fill(t);
+      expectOnly(compareClosestHits({ boxes: unit, rays }, gpu, ref), 'mismatch', reason, 3);
+      const all = allHits(unit, rays);
+      expectOnly(compareAllHits({ boxes: unit, rays }, { ...all, t: new Float64Array(all.count).fill(t) }, all), 'mismatch', reason, 3);
+    }
+  });
+
+  it('an exact tie goes to the smallest index: inside two boxes (t = 0), and the same box listed twice', () => {
+    const two = boxArrayFrom([
+      { center: [0, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
+      { center: [0.5, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
+      { center: [0, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
+    ]);
+    const ins = rayArrayFrom([{ origin: [0.25, 0, 0], direction: [0, 1, 0] }, { origin: [-5, 0.5, 0.5], direction: [1, 0, 0] }]);
+    const ref = closestHit(two, ins);
+    expect([ref.box[0], ref.t[0], ref.box[1], ref.t[1]]).toEqual([0, 0, 0, 4]);
+    const gpu = gpuClosest(ref);
+    gpu.box[0] = 1;
+    gpu.box[1] = 2;
+    const c = compareClosestHits({ boxes: two, rays: ins }, gpu, ref);
+    expectOnly(c, 'mismatch', 'tie-rule', 2);
+  });
+
+  it('a flat box: the face entered follows the direction\'s sign along the zero axis', () => {
+    const flat = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [1, 0, 1], axes: I3 }]);
+    const down = rayArrayFrom([{ origin: [0.25, 5, 0.5], direction: [0, -1, 0] }, { origin: [0.3, -5, 0.1], direction: [0.1, 1, 0.1] }]);
+    const ref = closestHit(flat, down);
+    expect([ref.face[0], ref.face[1]]).toEqual([2, 3]); // +v from above, −v from below
+    const gpu = gpuClosest(ref);
+    gpu.face[0] = 3;
+    gpu.face[1] = 2;
+    expectOnly(compareClosestHits({ boxes: flat, rays: down }, gpu, ref), 'mismatch', 'face', 2);
+  });
+
+  it('an exact corner: either face entered there agrees (both hold the hit point)', () => {
+    // Origin exactly on the edge x = -1, y = -1, moving along +x: enters -u at t = 0, and the
+    // -v slab's plane holds the origin too (a parallel slab with slack exactly 0: not entered).
+    const corner = rayArrayFrom([{ origin: [-2, -2, 0], direction: [1, 1, 0] }]);
+    const ref = closestHit(unit, corner);
+    expect(ref.box[0]).toBe(0);
+    const gpu = gpuClosest(ref);
+    gpu.face[0] = ref.face[0] === 1 ? 3 : 1;
+    const c = compareClosestHits({ boxes: unit, rays: corner }, gpu, ref);
+    // The direction (1, 1, 0)/√2 is not exact, so the two crossings tie within error only.
+    expectOnly(c, 'ambiguous', 'edge-or-corner-face', 1);
   });
 });
 
@@ -476,12 +566,13 @@ describe(`pair comparisons (mulberry32 seed ${PAIR_SEED})`, () => {
 });
 
 describe('touching boxes are ambiguous, robust pairs next to them are not', () => {
-  // Two unit cubes sharing the face x = 1 (gap exactly 0 on A0), and a clearly overlapping pair.
+  // Two cubes of half extent 0.3 (not a float32 number) sharing the face x = 0.3 (gap exactly 0
+  // on A0 in float64, not in float32), and a clearly overlapping pair.
   const I3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]] as const;
   const boxes = boxArrayFrom([
-    { center: [0, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
-    { center: [2, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
-    { center: [0.5, 0.5, 0], halfExtents: [1, 1, 1], axes: I3 },
+    { center: [0, 0, 0], halfExtents: [0.3, 0.3, 0.3], axes: I3 },
+    { center: [0.6, 0, 0], halfExtents: [0.3, 0.3, 0.3], axes: I3 },
+    { center: [0.15, 0.15, 0], halfExtents: [0.3, 0.3, 0.3], axes: I3 },
   ]);
   const pairs = new Uint32Array([0, 1, 0, 2]);
 
@@ -512,15 +603,59 @@ describe('touching boxes are ambiguous, robust pairs next to them are not', () =
   });
 });
 
+describe('exact pair cases are decided exactly', () => {
+  const I3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]] as const;
+  // Unit cubes in face contact at x = 1 (gap exactly 0 in every precision), and 0.5 apart.
+  const boxes = boxArrayFrom([
+    { center: [0, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
+    { center: [2, 0, 0], halfExtents: [1, 1, 1], axes: I3 },
+    { center: [0, 2.5, 0], halfExtents: [1, 1, 1], axes: [[0, 1, 0], [-1, 0, 0], [0, 0, 1]] },
+  ]);
+  const pairs = new Uint32Array([0, 1, 0, 2]);
+
+  it('touching at an exact distance is overlap, 0.5 apart is separate: flipping either is a mismatch', () => {
+    const ref = obbPairs(boxes, pairs);
+    expect(Array.from(ref.overlap)).toEqual([1, 0]);
+    expect(ref.gap[1]).toBe(0.5);
+    const gpu = gpuPairs(ref);
+    gpu.overlap[0] = 0;
+    gpu.gap[0] = 2e-6;
+    expectOnly(comparePairs({ a: boxes, pairs }, gpu), 'mismatch', 'overlap', 1);
+    expectOnly(comparePairLists({ a: boxes }, new Uint32Array(0)), 'mismatch', 'missing-pair', 1);
+  });
+
+  it('an exact gap gets a point interval; an equal-gap axis other than the library\'s agrees', () => {
+    const ref = obbPairs(boxes, pairs);
+    const off = gpuPairs(ref);
+    off.gap[1] = 0.5 + 2 ** -20;
+    expectOnly(comparePairs({ a: boxes, pairs }, off), 'mismatch', 'gap-error', 1);
+    // Pair 0: gap 0 on A0 and on B0 (the same face normal): naming B0 is a valid choice.
+    const other = gpuPairs(ref);
+    expect(ref.axis[0]).toBe(0);
+    other.axis[0] = 3;
+    const c = comparePairs({ a: boxes, pairs }, other);
+    expect([c.agree, c.ambiguous, c.mismatch]).toEqual([2, 0, 0]);
+  });
+
+  it('a NaN or infinite gap never agrees', () => {
+    const ref = obbPairs(boxes, pairs);
+    for (const g of [NaN, Infinity, -Infinity]) {
+      const gpu = gpuPairs(ref);
+      gpu.gap.fill(g);
+      expectOnly(comparePairs({ a: boxes, pairs }, gpu), 'mismatch', 'not-finite', 2);
+    }
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Reports and the error model
 
 describe('formatComparison', () => {
   it('mentions the family, every count, the reasons and the mismatching input', () => {
-    const boxes = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [1, 1, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] }]);
+    const boxes = boxArrayFrom([{ center: [0, 0, 0], halfExtents: [1, 0.3, 1], axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] }]);
     const rays = rayArrayFrom([
-      { origin: [-10, 1, 0], direction: [1, 0, 0] },
-      { origin: [-10, 0.5, 0], direction: [1, 0, 0] },
+      { origin: [-10, 0.3, 0], direction: [1, 0, 0] },
+      { origin: [-10, 0.15, 0], direction: [1, 0, 0] },
       { origin: [-10, 0, 0], direction: [1, 0, 0] },
       { origin: [-10, 5, 0], direction: [1, 0, 0] },
     ]);
@@ -533,7 +668,7 @@ describe('formatComparison', () => {
     expect(text).toContain('1 mismatch (any-flag 1)');
     expect(text).toContain('MISMATCH any-flag: ray 1');
     expect(text).toContain('AMBIGUOUS in-face-plane: ray 0');
-    expect(text).toMatch(/input: \{"ray":\{"index":1,"origin":\[-10,0\.5,0\]/);
+    expect(text).toMatch(/input: \{"ray":\{"index":1,"origin":\[-10,0\.15,0\]/);
     // Mismatches are listed before ambiguous cases, and maxCases limits the list.
     expect(text.indexOf('MISMATCH')).toBeLessThan(text.indexOf('AMBIGUOUS'));
     expect(formatComparison(c, 0).split('\n')).toHaveLength(1);

@@ -132,7 +132,7 @@ describe('judgeScene on result files', () => {
     expect(c.agree).toBe(c.total - 2);
     const details = c.cases.map((k) => k.detail).join('\n');
     expect(details).toContain(`pair (${missing[0]}, ${missing[1]}) in the reference only`);
-    expect(details).toContain(`pair (${extra![0]}, ${extra![1]}) on the GPU only`);
+    expect(details).toContain(`pair (${extra![0]}, ${extra![1]}) listed by the implementation only`);
   });
 
   it('a listed pair with the wrong overlap decision and a gap on another axis', () => {
@@ -373,6 +373,28 @@ describe('reports', () => {
     expect(viewsOf(groups[0]!)).toHaveLength(3);
     expect(html.match(/<canvas [^>]*data-view=/g)).toHaveLength(3);
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\//);
+  });
+
+  it('HTML: a rare reason after many cases of another still gets a view, with its input; no "GPU" in either report', () => {
+    // 16 hits with t 5% long at the lowest indices, then the last hit's normal flipped.
+    const bad = clone(good);
+    const hits = (bad.rays ?? []).flatMap((e, r) => (e.hit && !e.inside && e.t > 1 ? [r] : []));
+    for (const r of hits.slice(0, 16)) {
+      (bad.rays![r] as { t: number }).t *= 1.05;
+    }
+    const last = hits[hits.length - 1]!;
+    (bad.rays![last] as { normal: number[] }).normal = (bad.rays![last] as Hit).normal!.map((x) => -x);
+    const groups = [{ name: 'mixed/bad', comparison: judgeScene(scene, bad) }];
+    const c = groups[0]!.comparison.comparisons[0]!;
+    expect(c.mismatchByReason['t-error']).toBeGreaterThan(12);
+    expect(c.mismatchByReason.face).toBe(1);
+    const views = viewsOf(groups[0]!);
+    expect(views).toHaveLength(12);
+    expect(views.map((v) => v.reason)).toEqual([...Array<string>(11).fill('t-error'), 'face']);
+    const html = htmlReport(groups, { title: 'report test' });
+    expect(html).toContain(`<summary>input of case ${last} (JSON)</summary>`);
+    expect(html).not.toMatch(/\bGPU\b/);
+    expect(junitReport(groups)).not.toMatch(/\bGPU\b/);
   });
 });
 

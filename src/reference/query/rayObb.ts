@@ -50,7 +50,9 @@ function component(x: number, y: number, z: number, k: number): number {
 
 /**
  * Slab test in the box's own frame: local origin p, local unit direction d, half extents h.
- * Writes the result into `out` and returns whether the ray hits.
+ * Writes the result into `out` and returns whether the ray hits. `epsDir` is the parallel
+ * threshold (EPS_DIR, as the kernels use; the comparator tries others, since an implementation
+ * may choose its own).
  *
  * @example
  * const s = makeRayObbScratch();
@@ -60,7 +62,7 @@ export function rayObbLocal(
   px: number, py: number, pz: number,
   dx: number, dy: number, dz: number,
   hx: number, hy: number, hz: number,
-  tMax: number, solid: boolean, out: RayObbScratch,
+  tMax: number, solid: boolean, out: RayObbScratch, epsDir = EPS_DIR,
 ): boolean {
   out.px = px; out.py = py; out.pz = pz;
   out.dx = dx; out.dy = dy; out.dz = dz;
@@ -77,7 +79,7 @@ export function rayObbLocal(
     const p = component(px, py, pz, k);
     const d = component(dx, dy, dz, k);
     const h = component(hx, hy, hz, k);
-    if (Math.abs(d) < EPS_DIR) {
+    if (Math.abs(d) < epsDir) {
       // Parallel to this slab: no crossing; the origin must already lie within it.
       const slack = h - Math.abs(p);
       if (slack < out.parallelSlack) {
@@ -141,7 +143,7 @@ export function rayObbLocal(
  */
 export function rayObbAt(
   boxes: Float64Array, bi: number, rays: Float64Array, ri: number,
-  solid: boolean, out: RayObbScratch,
+  solid: boolean, out: RayObbScratch, epsDir = EPS_DIR,
 ): boolean {
   const b = bi * BOX_F64.STRIDE;
   const r = ri * RAY_F64.STRIDE;
@@ -165,7 +167,7 @@ export function rayObbAt(
     dx * vx + dy * vy + dz * vz,
     dx * wx + dy * wy + dz * wz,
     boxes[b + BOX_F64.HALF]!, boxes[b + BOX_F64.HALF + 1]!, boxes[b + BOX_F64.HALF + 2]!,
-    rays[r + RAY_F64.MAX]!, solid, out,
+    rays[r + RAY_F64.MAX]!, solid, out, epsDir,
   );
 }
 
