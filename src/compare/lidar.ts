@@ -68,6 +68,8 @@ export function compareLidarSweep(input: LidarCompareInput, sweep: SweepImages, 
     ...(input.origin ? { origin: input.origin } : {}),
     ...(input.unitRoundoff !== undefined ? { unitRoundoff: input.unitRoundoff } : {}),
     minDistance: desc.minRange ?? 0,
+    // The implementation derives the rays itself (sines, cosines, the pose): nothing is exact.
+    exactInputs: false,
   };
   const tally = new Tally(options.maxCases ?? 20);
   const where = (r: number): string => `channel ${Math.floor(r / A)}, column ${r % A}`;

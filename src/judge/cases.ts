@@ -1,8 +1,10 @@
 /**
  * The library's test suites as scene files, for any implementation to run and hand to the judge
- * (`webgpu-obb cases DIR`): random scenes, the named adversarial groups of src/scenes/ and LiDAR
- * sweeps (a preset, an Ouster-like sensor, motion, beams in face planes and at minRange), one
- * scene file per group, with a manifest saying what each group tests, its seed and its counts.
+ * (`webgpu-obb cases DIR`): random scenes (also wide ones: sizes over eight decades, directions
+ * of any length, coordinates to 1e6, segments, dense all pairs), the named adversarial groups of
+ * src/scenes/, LiDAR sweeps (a preset, an Ouster-like sensor, motion, beams in face planes and at
+ * minRange) and the exact groups (`exact/…`, whose answers are exact by construction), one scene
+ * file per group, with a manifest saying what each group tests, its seed and its counts.
  * Pure: returns the files' names and texts; the CLI writes them.
  *
  * Browser- and Node-safe.
@@ -11,9 +13,9 @@
  * const { manifest, files } = caseFiles({ seed: 7, size: 'quick' });
  * for (const f of files) await writeFile(join(dir, f.name), f.text);
  */
-import { BOX_F64, RAY_F64, type BoxArray, type RayArray } from '../core/types.ts';
-import { adversarialPairGroups, adversarialRayGroups } from '../scenes/adversarial.ts';
-import { mulberry32, publishedSatPairs, randomBoxes, randomRays } from '../scenes/generate.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type BoxAxesInput, type Ray, type RayArray, type Vec3 } from '../core/types.ts';
+import { adversarialPairGroups, adversarialRayGroups, exactPairGroups, exactRayGroups } from '../scenes/adversarial.ts';
+import { mulberry32, publishedSatPairs, randomBoxes, randomRays, wideBoxes, widePairs, wideRays } from '../scenes/generate.ts';
 
 /** What a manifest says of one exported group. */
 export interface CaseSuite {
@@ -32,6 +34,11 @@ export interface CaseSuite {
   readonly allPairs?: boolean;
   /** LiDAR sweeps in the scene (its `lidars`). */
   readonly lidars?: number;
+  /**
+   * Every expected answer is exact by construction (small integer and dyadic inputs, quarter-turn
+   * axes, directions along axes): an implementation's answer agrees or mismatches, never ambiguous.
+   */
+  readonly exact?: true;
 }
 
 /** The manifest.json `cases` writes next to the scene files. */
@@ -80,6 +87,30 @@ const PAIR_GROUP_TESTS: Readonly<Record<string, string>> = {
   'axis-aligned': 'axis-aligned boxes',
 };
 
+const EXACT_GROUP_TESTS: Readonly<Record<string, string>> = {
+  'rays-face-planes': 'rays along a box axis lying in the planes of its faces, along its edges, inside and 0.25 outside, from both sides (direction lengths 0.5 to 4)',
+  'rays-origin-on-slab-planes': 'origins exactly on faces, edges and corners, and on two slab planes 0.5 beside the box, along every axis direction (facing in, out and along the surface)',
+  'rays-ties-inside': 'origins inside two or three overlapping boxes by at least 0.25, in every listing order and with duplicates: the tie at t = 0 goes to the smallest index',
+  'rays-ties-ahead': 'ties at t > 0: the same box listed two or three times, and different boxes sharing the entered face plane, in both orders: the smallest index wins',
+  'rays-flat-boxes': 'flat boxes (one zero half extent) hit from both sides, rays in their plane (entering at the rim) and 0.25 off it, origins in it',
+  'rays-segments': 'segments (two zero half extents): rays along their line into an end, crossing them at the ends and inside, 0.25 beside or past them, origins on them',
+  'rays-max-distance': 'maxDistance exactly at the hit (it counts), 0.25 and 0.5 short, 0.5 past; 0 with the origin inside or on the face it enters (t is a world distance: direction lengths 0.5 to 4)',
+  'rays-quarter-turns': 'the 24 quarter-turn rotations of a box with unequal half extents: rays along each world axis at its centre, along its edges and 0.25 beside it',
+  'pairs-touching': 'faces in contact (gap exactly 0: overlap), 0.5 apart (gap 0.5) and 0.25 overlapping, with edges in contact or 0.5 apart beside; quarter turns, both orders',
+  'all-pairs-touching': 'every pair of a lattice of quarter-turned boxes of unequal sizes: neighbours touch at faces, edges and corners (gap 0) or stand exactly 0.5 apart',
+  'pairs-containment': 'a box inside another: centred, flush against each face and corner from inside, 0.25 in; quarter turns, both orders',
+  'pairs-identical': 'one box described by each of the 24 quarter turns (half extents permuted to match), each twice: every pair is the same box; a flat box and a segment with their copies',
+  'pairs-quarter-turns': 'a box against every quarter turn of another along each world axis: faces touching (gap 0) and 0.5 apart',
+  'pairs-flat-and-segments': 'flat boxes and segments against boxes, flat boxes and segments: touching (gap 0), 0.5 apart, centred on each other (crossing, coplanar, collinear)',
+};
+
+/**
+ * Where the far random groups put their boxes: about 10⁶ from the world origin, where float32's
+ * step is 0.0625 (one cluster, so that an implementation can re-base to it as the library's
+ * floating origin does).
+ */
+const FAR_OFFSETS: readonly Vec3[] = [[6e5, -7e5, 3e5]];
+
 /**
  * The published regression case that fools a six-axis (face normals only) test: overlapping on
  * all six face normals, separated along the edge-cross axis A1xB2. The same values as
@@ -115,6 +146,15 @@ function raysJson(rays: RayArray): unknown[] {
   return out;
 }
 
+/** Rays as users write them (the wide and exact groups: directions of any length). */
+function rayInputsJson(rays: readonly Ray[]): unknown[] {
+  return rays.map((r) => ({ origin: [...r.origin], direction: [...r.direction], maxDistance: r.maxDistance ?? null }));
+}
+
+function boxInputsJson(boxes: readonly BoxAxesInput[]): unknown[] {
+  return boxes.map((b) => ({ center: [...b.center], halfExtents: [...b.halfExtents], axes: b.axes.map((a) => [...a]) }));
+}
+
 function pairsJson(pairs: Uint32Array): number[][] {
   const out: number[][] = [];
   for (let k = 0; k < pairs.length; k += 2) {
@@ -132,6 +172,7 @@ interface Group {
   readonly pairs?: number[][];
   readonly allPairs?: boolean;
   readonly lidars?: unknown[];
+  readonly exact?: true;
 }
 
 function groups(seed: number, full: boolean): { groups: Group[]; notExported: { name: string; why: string }[] } {
@@ -230,7 +271,81 @@ function groups(seed: number, full: boolean): { groups: Group[]; notExported: { 
     name: 'pairs/face-axes-only', tests: 'the published case that a six-axis test gets wrong: separated only along the edge-cross axis A1xB2', seed: 0,
     boxes: FACE_AXES_ONLY.map((b) => ({ center: [...b.center], halfExtents: [...b.halfExtents], axes: b.axes.map((a) => [...a]) })), pairs: [[0, 1], [1, 0]], allPairs: true,
   });
+  out.push(...wideGroups(seed, full), ...exactGroups());
   return { groups: out, notExported };
+}
+
+/**
+ * The wider random families: sizes over eight decades, directions of any length, coordinates
+ * to 10⁶, flat boxes and segments, and an all-pairs scene dense in overlaps (thousands of
+ * overlapping pairs, so that dropping one in a thousand shows). Segments are among the pairs
+ * only: a ray aimed at a segment always grazes it (every answer ambiguous); exact/rays-segments
+ * hits them exactly instead.
+ */
+function wideGroups(seed: number, full: boolean): Group[] {
+  const out: Group[] = [];
+  {
+    const rnd = mulberry32(seed + 6);
+    const boxes = wideBoxes(full ? 4000 : 400, rnd, { flat: 0.1 });
+    out.push({
+      name: 'random/rays-wide', tests: 'boxes with half extents from 1e-4 to 1e4 (log-uniform; a tenth flat), rays from 1.5 to 30 sizes away with direction lengths from 1e-3 to 1e3, a quarter with a finite maxDistance',
+      seed: seed + 6, boxes: boxesJson(boxes), rays: rayInputsJson(wideRays(full ? 40_000 : 2000, boxes, rnd)),
+    });
+  }
+  {
+    const rnd = mulberry32(seed + 7);
+    const boxes = wideBoxes(full ? 4000 : 400, rnd, { halfMin: 0.05, halfMax: 5, aspect: 4, offsets: FAR_OFFSETS });
+    out.push({
+      name: 'random/rays-far-1e6', tests: 'boxes and rays about 10⁶ from the world origin (half extents 0.05 to 5), direction lengths from 1e-3 to 1e3',
+      seed: seed + 7, boxes: boxesJson(boxes), rays: rayInputsJson(wideRays(full ? 40_000 : 2000, boxes, rnd)),
+    });
+  }
+  const listed = (boxes: { count: number }): number[][] => Array.from({ length: boxes.count / 2 }, (_, k) => [2 * k, 2 * k + 1]);
+  {
+    const boxes = widePairs(full ? 10_000 : 600, mulberry32(seed + 8), { flat: 0.1, segments: 0.1 });
+    out.push({
+      name: 'random/pairs-wide', tests: 'pairs at about contact distance with half extents from 1e-4 to 1e4 (log-uniform; a tenth flat, a tenth segments), pair k is boxes 2k, 2k + 1',
+      seed: seed + 8, boxes: boxesJson(boxes), pairs: listed(boxes),
+    });
+  }
+  {
+    const boxes = widePairs(full ? 10_000 : 600, mulberry32(seed + 9), { halfMin: 0.1, halfMax: 3, aspect: 4, offsets: FAR_OFFSETS });
+    out.push({
+      name: 'random/pairs-far-1e6', tests: 'pairs at about contact distance, about 10⁶ from the world origin (half extents 0.1 to 3), pair k is boxes 2k, 2k + 1',
+      seed: seed + 9, boxes: boxesJson(boxes), pairs: listed(boxes),
+    });
+  }
+  {
+    const boxes = widePairs(full ? 10_000 : 500, mulberry32(seed + 10), { halfMin: 0.05, halfMax: 5, aspect: 4, segments: 0.6, flat: 0.2 });
+    out.push({
+      name: 'random/pairs-segments', tests: 'segments (two zero half extents) against segments, flat boxes and boxes at about contact distance, pair k is boxes 2k, 2k + 1',
+      seed: seed + 10, boxes: boxesJson(boxes), pairs: listed(boxes),
+    });
+  }
+  {
+    const n = full ? 6000 : 1500;
+    const boxes = randomBoxes(n, mulberry32(seed + 11), { extent: full ? 15.9 : 10, halfMin: 0.3, halfMax: 1.5, axisAligned: 0.1 });
+    out.push({
+      name: 'random/all-pairs-dense', tests: 'every overlapping pair among boxes packed densely (thousands of overlapping pairs, a tenth axis-aligned): one dropped pair in a thousand shows',
+      seed: seed + 11, boxes: boxesJson(boxes), allPairs: true,
+    });
+  }
+  return out;
+}
+
+/** The exact groups of src/scenes/adversarial.ts, the same for every seed and size. */
+function exactGroups(): Group[] {
+  const out: Group[] = [];
+  for (const g of exactRayGroups()) {
+    out.push({ name: `exact/${g.name}`, tests: EXACT_GROUP_TESTS[g.name] ?? g.name, seed: 0, exact: true, boxes: boxInputsJson(g.boxes), rays: rayInputsJson(g.rays) });
+  }
+  for (const g of exactPairGroups()) {
+    out.push({
+      name: `exact/${g.name}`, tests: EXACT_GROUP_TESTS[g.name] ?? g.name, seed: 0, exact: true, boxes: boxInputsJson(g.boxes),
+      ...(g.pairs ? { pairs: g.pairs.map(([i, j]) => [i, j]) } : {}), ...(g.allPairs ? { allPairs: true } : {}),
+    });
+  }
+  return out;
 }
 
 /** The file name of a group: `rays/grazing-edges` → `rays--grazing-edges.scene.json`. */
@@ -280,7 +395,7 @@ export function caseFiles(options: CaseOptions = {}): { manifest: CaseManifest; 
     suites.push({
       name: g.name, scene: fileOf(g.name, 'scene'), result: fileOf(g.name, 'result'), tests: g.tests, seed: g.seed, boxes: g.boxes.length,
       ...(g.rays ? { rays: g.rays.length } : {}), ...(g.pairs ? { pairs: g.pairs.length } : {}), ...(g.allPairs ? { allPairs: true } : {}),
-      ...(g.lidars ? { lidars: g.lidars.length } : {}),
+      ...(g.lidars ? { lidars: g.lidars.length } : {}), ...(g.exact ? { exact: true } : {}),
     });
   }
   const manifest: CaseManifest = {

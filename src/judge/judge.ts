@@ -12,7 +12,7 @@
  * const verdict = judgeScene(scene, JSON.parse(await readFile('result.json', 'utf8')), { precision: 'f32' });
  * if (!verdict.ok) process.exitCode = 1;
  */
-import { comparePairLists, comparePairs, compareClosestHits, formatComparison, type Comparison } from '../compare/compare.ts';
+import { compareAnyHits, comparePairLists, comparePairs, compareClosestHits, formatComparison, type Comparison } from '../compare/compare.ts';
 import { UNIT_ROUNDOFF, type Precision } from '../compare/errorModel.ts';
 import type { ClosestHits, PairResults } from '../core/queries.ts';
 import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs } from '../reference/pairs.ts';
@@ -118,20 +118,41 @@ export function unitRoundoffOf(options: Pick<JudgeOptions, 'precision' | 'unitRo
   return u;
 }
 
-/** Classifies typed answers (a parsed result file, or an implementation's arrays) against the reference. */
+/** Any-hit flags from closest hits (the reference's, for a result that reports hit or miss only). */
+function anyHitsOf(hits: ClosestHits | undefined): Uint8Array | undefined {
+  return hits ? Uint8Array.from(hits.box, (b) => (b >= 0 ? 1 : 0)) : undefined;
+}
+
+/**
+ * Classifies typed answers (a parsed result file, or an implementation's arrays) against the
+ * reference. A result that reports less than every field (`answers.fields`) is judged on what it
+ * reports, and each comparison says so in its `note`.
+ */
 export function compareAnswers(scene: Scene, answers: Omit<ParsedResult, 'unknownFields' | 'backend' | 'adapter'>, options: JudgeOptions = {}): SceneComparison {
   const u = unitRoundoffOf(options);
   const origin = options.origin ?? [0, 0, 0];
   const ref = options.reference ?? runReference(scene, options.onProgress);
   const cmp = { maxCases: options.maxCases ?? 20 };
   const comparisons: Comparison[] = [];
-  if (scene.rays && answers.hits) {
+  const rayFields = answers.fields?.rays;
+  if (scene.rays && answers.hits && rayFields && !rayFields.box) {
+    options.onProgress?.('judging any-hit flags…');
+    const flags = Uint8Array.from(answers.hits.box, (b) => (b >= 0 ? 1 : 0));
+    const c = compareAnyHits({ boxes: scene.boxes, rays: scene.rays, origin: [...origin], unitRoundoff: u }, flags, anyHitsOf(ref.hits), cmp);
+    comparisons.push({ ...c, note: 'judged on hit or miss only: the result reports no box, t, normal or inside' });
+  } else if (scene.rays && answers.hits) {
     options.onProgress?.('judging closest hits…');
-    comparisons.push(compareClosestHits({ boxes: scene.boxes, rays: scene.rays, origin: [...origin], unitRoundoff: u }, answers.hits, ref.hits, cmp));
+    const fields = rayFields ? { t: rayFields.t, face: rayFields.normal, inside: rayFields.inside } : undefined;
+    const c = compareClosestHits({ boxes: scene.boxes, rays: scene.rays, origin: [...origin], unitRoundoff: u }, answers.hits, ref.hits, { ...cmp, ...(fields ? { fields } : {}) });
+    const missing = rayFields ? (['t', 'normal', 'inside'] as const).filter((k) => !rayFields[k]) : [];
+    comparisons.push(missing.length ? { ...c, note: `judged on what the result reports: it has no ${missing.join(', ')}` } : c);
   }
   if (scene.pairs && answers.pairs) {
     options.onProgress?.('judging pairs…');
-    comparisons.push(comparePairs({ a: scene.boxes, pairs: scene.pairs, origin: [...origin], unitRoundoff: u }, answers.pairs, ref.pairs, cmp));
+    const pf = answers.fields?.pairs;
+    const c = comparePairs({ a: scene.boxes, pairs: scene.pairs, origin: [...origin], unitRoundoff: u }, answers.pairs, ref.pairs, { ...cmp, ...(pf ? { pairFields: pf } : {}) });
+    const missing = pf ? (['gap', 'axis'] as const).filter((k) => !pf[k]) : [];
+    comparisons.push(missing.length ? { ...c, note: `judged on what the result reports: it has no ${missing.join(', ')}` } : c);
   }
   if (scene.allPairs && answers.allPairs) {
     options.onProgress?.('judging all pairs…');

@@ -33,11 +33,28 @@ export interface ParsedSweep {
   readonly returnsPerBox: Uint32Array;
 }
 
+/**
+ * Which fields a result reports, where an implementation computes less than the whole answer
+ * (judged on what is present, and said so): rays `box` (else any-hit flags only), `t`,
+ * `normal`, `inside`; pairs `gap`, `axis` (else the overlap decision only).
+ */
+export interface ResultFields {
+  readonly rays?: { readonly box: boolean; readonly t: boolean; readonly normal: boolean; readonly inside: boolean };
+  readonly pairs?: { readonly gap: boolean; readonly axis: boolean };
+}
+
 /** A result file in typed form (what {@link judgeScene} compares). */
 export interface ParsedResult {
   readonly backend: string;
   readonly adapter: string;
-  /** Closest hits; `face` is the face the entry's normal names (FACE_NONE without one). */
+  /** The scene the result says it answers (`"scene": "sha256:…"`), when it says. */
+  readonly scene?: string;
+  /** The fields reported, when not all are (absent: a complete result). */
+  readonly fields?: ResultFields;
+  /**
+   * Closest hits; `face` is the face the entry's normal names (FACE_NONE without one). In a
+   * result without boxes (any-hit flags only) `box` is 0 for a hit and −1 for a miss.
+   */
   readonly hits?: ClosestHits;
   /** Per ray: the entry gave a normal that is not one of its box's face normals. */
   readonly badNormal?: Uint8Array;
@@ -50,7 +67,7 @@ export interface ParsedResult {
   readonly unknownFields: readonly string[];
 }
 
-const RESULT_FIELDS = new Set(['backend', 'adapter', 'rays', 'pairs', 'allPairs', 'lidars']);
+const RESULT_FIELDS = new Set(['backend', 'adapter', 'scene', 'rays', 'pairs', 'allPairs', 'lidars']);
 const QUIET_FIELDS = new Set(['description', 'comment', '$schema', 'implementation', 'precision']);
 const AXIS_IDS = new Map<string, number>(SAT_AXIS_NAMES.map((n, k) => [n, k]));
 
@@ -72,6 +89,24 @@ function list(value: unknown, path: string, length?: number, what = 'entries'): 
     throw new ResultError(path, `has ${value.length} ${what}; the scene has ${length}`);
   }
   return value;
+}
+
+/**
+ * A distance or gap as the implementation wrote it: a number, or what a NaN or an infinity
+ * becomes in JSON (`null` from JSON.stringify, or the strings "NaN", "Infinity", "-Infinity").
+ * Such values are answers, judged as mismatches ('not-finite'), not malformed files.
+ */
+function answerNumber(value: unknown, path: string): number {
+  if (typeof value === 'number') {
+    return value;
+  }
+  if (value === null || value === 'NaN') {
+    return NaN;
+  }
+  if (value === 'Infinity' || value === '+Infinity' || value === '-Infinity') {
+    return value === '-Infinity' ? -Infinity : Infinity;
+  }
+  throw new ResultError(path, `is not a number (got ${describeValue(value)})`);
 }
 
 function finite(value: unknown, path: string): number {
@@ -131,7 +166,7 @@ export function faceOfNormal(scene: Scene, b: number, n: readonly [number, numbe
   return FACE_NONE;
 }
 
-function parseRays(value: unknown, scene: Scene): { hits: ClosestHits; badNormal: Uint8Array } {
+function parseRays(value: unknown, scene: Scene): { hits: ClosestHits; badNormal: Uint8Array; fields: NonNullable<ResultFields['rays']> } {
   const n = scene.rays!.count;
   const items = list(value, 'rays', n);
   const box = new Int32Array(n).fill(-1);
@@ -139,6 +174,10 @@ function parseRays(value: unknown, scene: Scene): { hits: ClosestHits; badNormal
   const face = new Uint8Array(n).fill(FACE_NONE);
   const inside = new Uint8Array(n);
   const badNormal = new Uint8Array(n);
+  // A field is reported when the first hit has it (normals: when any hit has one, since an
+  // origin inside a solid box has none); every other hit must then agree.
+  let fields: { box: boolean; t: boolean; normal: boolean; inside: boolean } | undefined;
+  let first = -1;
   items.forEach((item, r) => {
     const path = `rays[${r}]`;
     const e = record(item, path);
@@ -148,46 +187,66 @@ function parseRays(value: unknown, scene: Scene): { hits: ClosestHits; badNormal
       return;
     }
     only(e, path, ['hit', 'box', 't', 'point', 'normal', 'inside']);
-    const b = boxIndex(e['box'], `${path}.box`, scene.boxes.count);
-    const tr = finite(e['t'], `${path}.t`);
-    if (tr < 0) {
-      throw new ResultError(`${path}.t`, `is negative (${tr}); distances along a ray are >= 0`);
+    if (!fields) {
+      fields = { box: e['box'] !== undefined, t: e['t'] !== undefined, normal: false, inside: e['inside'] !== undefined };
+      first = r;
+    }
+    for (const k of ['box', 't', 'inside'] as const) {
+      if ((e[k] !== undefined) !== fields[k]) {
+        throw new ResultError(`${path}.${k}`, `is ${fields[k] ? 'missing' : 'present'}, but rays[${first}] ${fields[k] ? 'has' : 'has no'} ${k}: every hit reports the same fields`);
+      }
+    }
+    if (!fields.box && (e['t'] !== undefined || e['normal'] !== undefined || e['inside'] !== undefined)) {
+      throw new ResultError(path, 'reports t, normal or inside without the box they belong to');
     }
     if (e['point'] !== undefined) {
       vec3(e['point'], `${path}.point`);
     }
-    box[r] = b;
-    t[r] = tr;
-    inside[r] = flag(e['inside'], `${path}.inside`) ? 1 : 0;
+    box[r] = fields.box ? boxIndex(e['box'], `${path}.box`, scene.boxes.count) : 0;
+    t[r] = fields.t ? answerNumber(e['t'], `${path}.t`) : Infinity;
+    inside[r] = fields.inside && flag(e['inside'], `${path}.inside`) ? 1 : 0;
     if (e['normal'] !== undefined) {
-      const f = faceOfNormal(scene, b, vec3(e['normal'], `${path}.normal`));
+      fields.normal = true;
+      const f = faceOfNormal(scene, box[r], vec3(e['normal'], `${path}.normal`));
       face[r] = f;
       badNormal[r] = f === FACE_NONE ? 1 : 0;
     }
   });
-  return { hits: { count: n, box, t, face, inside }, badNormal };
+  return { hits: { count: n, box, t, face, inside }, badNormal, fields: fields ?? { box: true, t: true, normal: true, inside: true } };
 }
 
-function parsePairs(value: unknown, scene: Scene): PairResults {
+function parsePairs(value: unknown, scene: Scene): { pairs: PairResults; fields: NonNullable<ResultFields['pairs']> } {
   const n = scene.pairs!.length / 2;
   const items = list(value, 'pairs', n);
   const overlap = new Uint8Array(n);
   const gap = new Float64Array(n);
   const axis = new Uint8Array(n);
+  let fields: { gap: boolean; axis: boolean } | undefined;
   items.forEach((item, k) => {
     const path = `pairs[${k}]`;
     const e = record(item, path);
     only(e, path, ['overlap', 'gap', 'axis']);
-    overlap[k] = flag(e['overlap'], `${path}.overlap`) ? 1 : 0;
-    gap[k] = finite(e['gap'], `${path}.gap`);
-    const a = e['axis'];
-    const id = typeof a === 'string' ? AXIS_IDS.get(a) : undefined;
-    if (id === undefined) {
-      throw new ResultError(`${path}.axis`, `is not a SAT axis name (A0…A2, B0…B2, AixBj; got ${describeValue(a)})`);
+    fields ??= { gap: e['gap'] !== undefined, axis: e['axis'] !== undefined };
+    for (const f of ['gap', 'axis'] as const) {
+      if ((e[f] !== undefined) !== fields[f]) {
+        throw new ResultError(`${path}.${f}`, `is ${fields[f] ? 'missing' : 'present'}, but pairs[0] ${fields[f] ? 'has' : 'has no'} ${f}: every pair reports the same fields`);
+      }
     }
-    axis[k] = id;
+    if (fields.axis && !fields.gap) {
+      throw new ResultError(`${path}.axis`, 'is reported without the gap along it');
+    }
+    overlap[k] = flag(e['overlap'], `${path}.overlap`) ? 1 : 0;
+    gap[k] = fields.gap ? answerNumber(e['gap'], `${path}.gap`) : NaN;
+    if (fields.axis) {
+      const a = e['axis'];
+      const id = typeof a === 'string' ? AXIS_IDS.get(a) : undefined;
+      if (id === undefined) {
+        throw new ResultError(`${path}.axis`, `is not a SAT axis name (A0…A2, B0…B2, AixBj; got ${describeValue(a)})`);
+      }
+      axis[k] = id;
+    }
   });
-  return { count: n, overlap, gap, axis };
+  return { pairs: { count: n, overlap, gap, axis }, fields: fields ?? { gap: true, axis: true } };
 }
 
 function parseAllPairs(value: unknown, scene: Scene): Uint32Array {
@@ -236,7 +295,7 @@ function parseLidars(value: unknown, scene: Scene): ParsedSweep[] {
     for (let r = 0; r < C * A; r++) {
       const b = boxes[r];
       box[r] = b === -1 ? -1 : boxIndex(b, `${path}.box[${r}]`, scene.boxes.count);
-      const t = finite(ranges[r], `${path}.range[${r}]`);
+      const t = answerNumber(ranges[r], `${path}.range[${r}]`);
       if ((box[r] === -1) !== (t === -1) || (t < 0 && t !== -1)) {
         throw new ResultError(`${path}.range[${r}]`, `= ${t} with box ${box[r]}: a return has a range >= 0 and a box, no return has -1 for both`);
       }
@@ -287,13 +346,31 @@ export function parseResult(json: unknown, scene: Scene): ParsedResult {
     }
     return asked;
   };
+  const sceneId = rec['scene'];
+  if (sceneId !== undefined) {
+    if (typeof sceneId !== 'string' || !/^(sha256:)?[0-9a-fA-F]{64}$/.test(sceneId)) {
+      throw new ResultError('scene', `must be the scene file's SHA-256, "sha256:" and 64 hex digits (got ${describeValue(sceneId)})`);
+    }
+    out.scene = `sha256:${sceneId.replace(/^sha256:/, '').toLowerCase()}`;
+  }
+  const fields: { -readonly [K in keyof ResultFields]: ResultFields[K] } = {};
   if (need('rays', scene.rays !== undefined)) {
     const r = parseRays(rec['rays'], scene);
     out.hits = r.hits;
     out.badNormal = r.badNormal;
+    if (!(r.fields.box && r.fields.t && r.fields.normal && r.fields.inside)) {
+      fields.rays = r.fields;
+    }
   }
   if (need('pairs', scene.pairs !== undefined)) {
-    out.pairs = parsePairs(rec['pairs'], scene);
+    const p = parsePairs(rec['pairs'], scene);
+    out.pairs = p.pairs;
+    if (!(p.fields.gap && p.fields.axis)) {
+      fields.pairs = p.fields;
+    }
+  }
+  if (fields.rays || fields.pairs) {
+    out.fields = fields;
   }
   if (need('allPairs', scene.allPairs)) {
     out.allPairs = parseAllPairs(rec['allPairs'], scene);

@@ -4,7 +4,7 @@
  * flat boxes, near-parallel edges, touching faces, containment, far coordinates). Every group is
  * seeded and canonical, so tests, the fuzzer and users checking their own GPU run the same data.
  */
-import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type BoxAxesInput, type Ray, type RayArray, type Vec3 } from '../core/types.ts';
 import { mulberry32, randomBoxes, writeQuaternionAxes, writeRandomRotation, type Rng } from './generate.ts';
 
 /** A named batch of rays against boxes. */
@@ -385,4 +385,587 @@ export function adversarialPairGroups(seed: number): PairCaseGroup[] {
   }
   finish('axis-aligned', w);
   return groups;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Exact groups: every input is a small integer or dyadic value (exactly representable in float16,
+// so in float32 and float64), every axis is a quarter-turn rotation (components 0 and ±1) and every
+// direction lies along a box axis (its other components exactly zero). Each step of the slab test
+// and of the SAT is then exact in float32, so the expected answers are exact by construction: an
+// implementation agrees or is wrong, whatever its precision.
+
+/** A named group of rays against boxes as a scene file holds them (direction lengths as written). */
+export interface ExactRayGroup {
+  readonly name: string;
+  readonly boxes: BoxAxesInput[];
+  readonly rays: Ray[];
+}
+
+/** A named group of boxes with listed pairs (i, j), and/or every pair of the set (`allPairs`). */
+export interface ExactPairGroup {
+  readonly name: string;
+  readonly boxes: BoxAxesInput[];
+  readonly pairs?: [number, number][];
+  readonly allPairs?: true;
+}
+
+type Axes = readonly [Vec3, Vec3, Vec3];
+
+/** s times world axis k; `+ 0` keeps −0 out of the files. */
+const axisVec = (k: number, s: number): Vec3 => [(k === 0 ? s : 0) + 0, (k === 1 ? s : 0) + 0, (k === 2 ? s : 0) + 0];
+
+/**
+ * The 24 rotations of the cube as axes [u, v, w] whose components are 0 and ±1, right-handed
+ * (w = u × v), the identity first.
+ *
+ * @example
+ * quarterTurns()[0] // [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+ */
+export function quarterTurns(): Axes[] {
+  const out: Axes[] = [];
+  for (let a = 0; a < 3; a++) {
+    for (const sa of [1, -1]) {
+      for (let b = 0; b < 3; b++) {
+        for (const sb of [1, -1]) {
+          if (b !== a) {
+            const u = axisVec(a, sa), v = axisVec(b, sb);
+            out.push([u, v, [u[1] * v[2] - u[2] * v[1] + 0, u[2] * v[0] - u[0] * v[2] + 0, u[0] * v[1] - u[1] * v[0] + 0]]);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const TURNS = quarterTurns();
+const turn = (r: number): Axes => TURNS[r % 24]!;
+const ID = turn(0);
+
+/** The box's half extent along each world axis (exact: one non-zero term per sum). */
+function worldHalf(h: Vec3, axes: Axes): Vec3 {
+  const e = [0, 1, 2].map((x) => h[0] * Math.abs(axes[0][x]!) + h[1] * Math.abs(axes[1][x]!) + h[2] * Math.abs(axes[2][x]!));
+  return [e[0]!, e[1]!, e[2]!];
+}
+
+/** Local half extents that give world half extents `e` under `axes`. */
+function localHalf(e: Vec3, axes: Axes): Vec3 {
+  const h = axes.map((a) => Math.abs(a[0]) * e[0] + Math.abs(a[1]) * e[1] + Math.abs(a[2]) * e[2]);
+  return [h[0]!, h[1]!, h[2]!];
+}
+
+const exactBox = (center: Vec3, halfExtents: Vec3, axes: Axes): BoxAxesInput => ({ center, halfExtents, axes });
+
+/** A box with world half extents `e` under quarter turn r (its local half extents permuted to match). */
+const turnedBox = (center: Vec3, e: Vec3, r: number): BoxAxesInput => exactBox(center, localHalf(e, turn(r)), turn(r));
+
+const add3 = (a: Vec3, b: Vec3): Vec3 => [a[0] + b[0] + 0, a[1] + b[1] + 0, a[2] + b[2] + 0];
+
+/** World point of local coordinates `p` of `box` (exact for quarter-turn axes). */
+function pointOf(box: BoxAxesInput, p: readonly number[]): Vec3 {
+  const c = box.center, a = box.axes;
+  const x = [0, 1, 2].map((k) => c[k]! + p[0]! * a[0][k]! + p[1]! * a[1][k]! + p[2]! * a[2][k]! + 0);
+  return [x[0]!, x[1]!, x[2]!];
+}
+
+/** The direction lengths the exact rays cycle through (the library normalises: t stays a world distance). */
+const LENGTHS = [1, 2, 0.5, 4];
+
+/** Exact rays, cycling the direction length. */
+class ExactRays {
+  readonly rays: Ray[] = [];
+  /** From world point `origin` along s × `axis`. */
+  world(origin: Vec3, axis: Vec3, s: number, maxDistance?: number): void {
+    const m = s * LENGTHS[this.rays.length % LENGTHS.length]!;
+    const direction: Vec3 = [m * axis[0] + 0, m * axis[1] + 0, m * axis[2] + 0];
+    this.rays.push(maxDistance === undefined ? { origin, direction } : { origin, direction, maxDistance });
+  }
+  /** From local point `p` of `box` along s × its local axis k. */
+  local(box: BoxAxesInput, p: readonly number[], k: number, s: number, maxDistance?: number): void {
+    this.world(pointOf(box, p), box.axes[k]!, s, maxDistance);
+  }
+}
+
+/** Lateral positions across a face of half extent h: an edge, inside, the far edge, 0.25 outside. */
+const across = (h: number): number[] => [-h, 0, h / 2, h, h + 0.25];
+
+/** The other two axes of k, in cyclic order. */
+const others = (k: number): [number, number] => [(k + 1) % 3, (k + 2) % 3];
+
+/** A local point with coordinate k = a, i = b, j = c. */
+function localPoint(k: number, a: number, i: number, b: number, j: number, c: number): number[] {
+  const p = [0, 0, 0];
+  p[k] = a;
+  p[i] = b;
+  p[j] = c;
+  return p;
+}
+
+/**
+ * Centres far enough apart (by more than the boxes' sizes in at least two coordinates) that a ray
+ * along an axis near one box never reaches another.
+ */
+const SLOTS: Vec3[] = [[0, 0, 0], [16, -16, 8], [-16, 16, -16], [16, 16, -8]];
+
+/** Cluster c's offset: clusters differ in x and y by 16, so an axis ray of one never reaches another. */
+const cluster = (c: number): Vec3 => [16 * c, -16 * c, 0];
+
+const shifted = (b: BoxAxesInput, o: Vec3): BoxAxesInput => exactBox(add3(b.center, o), b.halfExtents, b.axes);
+
+/** Rays along a box axis at lateral positions on the face planes, along edges, inside and outside, both ways. */
+function exactFacePlanes(): ExactRayGroup {
+  const boxes = [exactBox(SLOTS[0]!, [1, 1, 1], ID), exactBox(SLOTS[1]!, [2, 0.5, 1.25], turn(9))];
+  const w = new ExactRays();
+  for (const b of boxes) {
+    const h = b.halfExtents;
+    for (let k = 0; k < 3; k++) {
+      const [i, j] = others(k);
+      for (const s of [1, -1]) {
+        for (const a of across(h[i]!)) {
+          for (const c of across(h[j]!)) {
+            w.local(b, localPoint(k, -s * (h[k]! + [2, 0.5, 3.75][w.rays.length % 3]!), i, a, j, c), k, s);
+          }
+        }
+      }
+    }
+  }
+  return { name: 'rays-face-planes', boxes, rays: w.rays };
+}
+
+/** Origins exactly on faces, edges and corners, and on two slab planes beside the box; every axis direction. */
+function exactOriginsOnSlabPlanes(): ExactRayGroup {
+  const boxes = [exactBox(SLOTS[0]!, [1, 1, 1], ID), exactBox(SLOTS[1]!, [2, 0.5, 1.25], turn(14))];
+  const w = new ExactRays();
+  const everyWay = (b: BoxAxesInput, p: number[]): void => {
+    for (let k = 0; k < 3; k++) {
+      w.local(b, p, k, 1);
+      w.local(b, p, k, -1);
+    }
+  };
+  for (const [n, b] of boxes.entries()) {
+    const h = b.halfExtents;
+    // The 26 points with coordinates in {−h, 0, h}, not all 0: face centres, edge midpoints, corners.
+    for (const x of [-1, 0, 1]) {
+      for (const y of [-1, 0, 1]) {
+        for (const z of [-1, 0, 1]) {
+          if (x !== 0 || y !== 0 || z !== 0) {
+            everyWay(b, [x * h[0], y * h[1], z * h[2]]);
+          }
+        }
+      }
+    }
+    if (n === 0) {
+      // On the planes of two slabs' faces, 0.5 outside the third slab.
+      for (let k = 0; k < 3; k++) {
+        const [i, j] = others(k);
+        for (const s of [1, -1]) {
+          for (const [si, sj] of [[1, 1], [1, -1], [-1, 1], [-1, -1]] as const) {
+            everyWay(b, localPoint(k, s * (h[k]! + 0.5), i, si * h[i]!, j, sj * h[j]!));
+          }
+        }
+      }
+    }
+  }
+  return { name: 'rays-origin-on-slab-planes', boxes, rays: w.rays };
+}
+
+/** The six orders of three items. */
+const ORDERS = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] as const;
+
+/** How far p is inside box b (a quarter-turned box is a world AABB), in the max norm: > 0 inside, < 0 outside. */
+function insideBy(p: Vec3, b: BoxAxesInput): number {
+  const e = worldHalf(b.halfExtents, b.axes);
+  return Math.min(...[0, 1, 2].map((k) => e[k]! - Math.abs(p[k]! - b.center[k]!)));
+}
+
+/** Rays whose origin is inside two or three boxes by at least 0.25 (ties at t = 0), in every listing order and with duplicates. */
+function exactTiesInside(): ExactRayGroup {
+  const a = exactBox([0, 0, 0], [1, 1, 1], ID);
+  const b = turnedBox([1, 0, 0], [1, 1.5, 1], 5);
+  const c = exactBox([0.5, 0.5, 0.5], [1, 1, 1], turn(16));
+  const three = [a, b, c];
+  const lists: BoxAxesInput[][] = [...ORDERS.map((o) => o.map((k) => three[k]!)), [a, a, a], [b, a, b, a]];
+  const points: Vec3[] = [];
+  for (const x of [-0.5, 0, 0.25, 0.5, 0.75, 1, 1.5]) {
+    for (const y of [-0.5, 0, 0.5]) {
+      for (const z of [-0.5, 0, 0.5]) {
+        points.push([x, y, z]);
+      }
+    }
+  }
+  const boxes: BoxAxesInput[] = [];
+  const w = new ExactRays();
+  lists.forEach((list, n) => {
+    const o = cluster(n);
+    boxes.push(...list.map((x) => shifted(x, o)));
+    for (const p of points) {
+      const depth = list.map((x) => insideBy(p, x));
+      // Inside at least two boxes, and at least 0.25 from every box's surface.
+      if (depth.filter((d) => d >= 0.25).length >= 2 && depth.every((d) => Math.abs(d) >= 0.25)) {
+        for (let m = 0; m < 2; m++) {
+          const dir = (w.rays.length + m) % 6;
+          w.world(add3(p, o), axisVec(dir >> 1, 1), dir & 1 ? -1 : 1);
+        }
+      }
+    }
+  });
+  return { name: 'rays-ties-inside', boxes, rays: w.rays };
+}
+
+/** Where a ray from p along s × world axis k enters box b (a world AABB), or Infinity if it misses it or starts inside. */
+function entryT(p: Vec3, k: number, s: number, b: BoxAxesInput): number {
+  const e = worldHalf(b.halfExtents, b.axes);
+  const [i, j] = others(k);
+  const within = (x: number): boolean => Math.abs(p[x]! - b.center[x]!) <= e[x]!;
+  const t = s * (b.center[k]! - s * e[k]! - p[k]!);
+  return within(i) && within(j) && t > 0 ? t : Infinity;
+}
+
+/**
+ * Ties at t > 0: the same box listed two or three times, and different boxes sharing the face
+ * plane a ray enters through (two or three of them), in several listing orders. Only the rays
+ * that tie are kept.
+ */
+function exactTiesAhead(): ExactRayGroup {
+  const a = exactBox([0, 0, 0], [1, 1, 1], ID);
+  const x = exactBox([0, 3, 3], [0.5, 0.5, 0.5], turn(7)); // beside every ray: only shifts indices
+  const y = exactBox([3, 0, -3], [0.5, 0.25, 0.5], turn(12));
+  const d = turnedBox([0, 1, 0], [1, 2, 0.5], 3); // shares A's x = ±1 and y = −1 planes
+  const e = turnedBox([-0.5, 0, 0], [0.5, 0.5, 0.5], 21); // shares A's x = −1 plane
+  const lists = [[a, x, a, a], [x, a, y, a], [a, d], [d, a], [e, a], [a, e], [d, e, a]];
+  const boxes: BoxAxesInput[] = [];
+  const w = new ExactRays();
+  lists.forEach((list, n) => {
+    const o = cluster(n + 1);
+    boxes.push(...list.map((b) => shifted(b, o)));
+    for (let k = 0; k < 3; k++) {
+      const [i, j] = others(k);
+      for (const s of [1, -1]) {
+        for (const li of [-0.25, 0, 0.25]) {
+          for (const lj of [-0.25, 0, 0.25]) {
+            const q = localPoint(k, -s * 4, i, li, j, lj);
+            const p: Vec3 = [q[0]!, q[1]!, q[2]!];
+            const t = list.map((b) => entryT(p, k, s, b));
+            const first = Math.min(...t);
+            if (first < Infinity && t.filter((x) => x === first).length >= 2) {
+              w.world(add3(p, o), axisVec(k, 1), s);
+            }
+          }
+        }
+      }
+    }
+  });
+  return { name: 'rays-ties-ahead', boxes, rays: w.rays };
+}
+
+/** Flat boxes (one zero half extent): hit from both sides, rays in their plane and just off it, origins in it. */
+function exactFlatBoxes(): ExactRayGroup {
+  const boxes = [exactBox(SLOTS[0]!, [0, 1, 0.75], ID), exactBox(SLOTS[1]!, [1.5, 0, 0.5], turn(5)), exactBox(SLOTS[2]!, [0.5, 1.25, 0], turn(19))];
+  const w = new ExactRays();
+  for (const b of boxes) {
+    const h = b.halfExtents;
+    const k = h.indexOf(0);
+    const [i, j] = others(k);
+    for (const s of [1, -1]) {
+      // Through the plane, from either side: on the rim, inside, 0.25 beside.
+      for (const a of across(h[i]!)) {
+        for (const c of across(h[j]!)) {
+          w.local(b, localPoint(k, -s * 2, i, a, j, c), k, s);
+        }
+      }
+      // In the plane, towards the rim, and parallel to it 0.25 off.
+      for (const c of across(h[j]!)) {
+        w.local(b, localPoint(k, 0, i, -s * (h[i]! + 1), j, c), i, s);
+      }
+      for (const a of across(h[i]!)) {
+        w.local(b, localPoint(k, 0, j, -s * (h[j]! + 1), i, a), j, s);
+      }
+      for (const off of [0.25, -0.25]) {
+        w.local(b, localPoint(k, off, i, -s * (h[i]! + 1), j, 0), i, s);
+        w.local(b, localPoint(k, off, j, -s * (h[j]! + 1), i, 0), j, s);
+      }
+      // Origins in the plane: at the centre and at a corner, through it and along it.
+      for (const p of [[0, 0], [h[i]!, h[j]!]] as const) {
+        w.local(b, localPoint(k, 0, i, p[0], j, p[1]), k, s);
+        w.local(b, localPoint(k, 0, i, p[0], j, p[1]), i, s);
+      }
+    }
+  }
+  return { name: 'rays-flat-boxes', boxes, rays: w.rays };
+}
+
+/** Segments (two zero half extents): rays along their line, crossing them exactly, missing by 0.25, starting on them. */
+function exactSegments(): ExactRayGroup {
+  const boxes = [exactBox(SLOTS[0]!, [1.5, 0, 0], ID), exactBox(SLOTS[1]!, [0, 1, 0], turn(7)), exactBox(SLOTS[2]!, [0, 0, 0.75], turn(20))];
+  const w = new ExactRays();
+  for (const b of boxes) {
+    const h = b.halfExtents;
+    const k = [0, 1, 2].find((x) => h[x]! > 0)!;
+    const [i, j] = others(k);
+    const hk = h[k]!;
+    for (const s of [1, -1]) {
+      // Along the line into an end point, and beside it 0.25 off.
+      w.local(b, localPoint(k, -s * (hk + 2), i, 0, j, 0), k, s);
+      w.local(b, localPoint(k, -s * (hk + 2), i, 0.25, j, 0), k, s);
+      w.local(b, localPoint(k, -s * (hk + 2), i, 0, j, -0.25), k, s);
+      // Across it: at the ends, inside, 0.25 past an end; through its line or 0.25 beside it.
+      for (const at of [-hk, -hk / 2, 0, hk / 2, hk, hk + 0.25]) {
+        for (const off of [0, 0.25]) {
+          w.local(b, localPoint(k, at, i, -s * 2, j, off), i, s);
+          w.local(b, localPoint(k, at, j, -s * 2, i, off), j, s);
+        }
+      }
+    }
+    // Origins on it: an end, the middle, the other end; every direction.
+    for (const at of [-hk, 0, hk]) {
+      for (let m = 0; m < 3; m++) {
+        w.local(b, localPoint(k, at, i, 0, j, 0), m, 1);
+        w.local(b, localPoint(k, at, i, 0, j, 0), m, -1);
+      }
+    }
+  }
+  return { name: 'rays-segments', boxes, rays: w.rays };
+}
+
+/** maxDistance exactly at the hit, 0.25 and 0.5 short, 0.5 past; and 0 for origins inside or on an entered face. */
+function exactMaxDistance(): ExactRayGroup {
+  const boxes = [exactBox(SLOTS[0]!, [1, 1, 1], ID), exactBox(SLOTS[1]!, [2, 0.5, 1.25], turn(11))];
+  const w = new ExactRays();
+  for (const b of boxes) {
+    const h = b.halfExtents;
+    for (let k = 0; k < 3; k++) {
+      const [i, j] = others(k);
+      for (const s of [1, -1]) {
+        for (const [li, lj] of [[0, 0], [h[i]! / 2, 0], [h[i]!, h[j]!]] as const) {
+          const t = [2, 3, 0.5][w.rays.length % 3]!;
+          for (const max of [t, t - 0.5, t + 0.5, t - 0.25]) {
+            w.local(b, localPoint(k, -s * (h[k]! + t), i, li, j, lj), k, s, max);
+          }
+        }
+        w.local(b, [0, 0, 0], k, s, 0); // inside: t = 0
+        w.local(b, localPoint(k, -s * h[k]!, i, 0, j, 0), k, s, 0); // on the face it enters: t = 0
+      }
+    }
+  }
+  return { name: 'rays-max-distance', boxes, rays: w.rays };
+}
+
+/** The 24 quarter turns of a box with unequal half extents: rays along each world axis at its centre, along its edges, 0.25 beside them. */
+function exactQuarterTurnRays(): ExactRayGroup {
+  const boxes: BoxAxesInput[] = [];
+  const w = new ExactRays();
+  for (let r = 0; r < 24; r++) {
+    const b = exactBox([8 * r, -8 * r, 0.5], [1.5, 0.75, 0.25], turn(r));
+    boxes.push(b);
+    const e = worldHalf(b.halfExtents, b.axes);
+    for (let k = 0; k < 3; k++) {
+      const [i, j] = others(k);
+      for (const s of [1, -1]) {
+        const variant = (r + k + (s > 0 ? 0 : 1)) % 3;
+        const second = [[e[i]!, 0], [e[i]!, -e[j]!], [e[i]! + 0.25, 0]][variant]!;
+        for (const [li, lj] of [[0, 0], second]) {
+          const p = localPoint(k, -s * (e[k]! + 2), i, li!, j, lj!);
+          w.world(add3(b.center, [p[0]!, p[1]!, p[2]!]), axisVec(k, 1), s);
+        }
+      }
+    }
+  }
+  return { name: 'rays-quarter-turns', boxes, rays: w.rays };
+}
+
+/**
+ * The exact ray groups (about 100–500 rays each), the same on every call: rays in face planes
+ * and along edges, origins on slab planes, ties at t = 0 and t > 0, flat boxes, segments,
+ * maxDistance at the hit, quarter-turned boxes.
+ *
+ * @example
+ * for (const g of exactRayGroups()) console.log(g.name, g.rays.length);
+ */
+export function exactRayGroups(): ExactRayGroup[] {
+  return [exactFacePlanes(), exactOriginsOnSlabPlanes(), exactTiesInside(), exactTiesAhead(), exactFlatBoxes(), exactSegments(), exactMaxDistance(), exactQuarterTurnRays()];
+}
+
+/** Pairs (2k, 2k + 1) of boxes added two at a time, the order of each pair alternating. */
+class ExactPairs {
+  readonly boxes: BoxAxesInput[] = [];
+  readonly pairs: [number, number][] = [];
+  add(a: BoxAxesInput, b: BoxAxesInput): void {
+    const n = this.boxes.length;
+    this.boxes.push(...(this.pairs.length % 2 ? [b, a] : [a, b]));
+    this.pairs.push([n, n + 1]);
+  }
+}
+
+/**
+ * B beside A along world axis a (side s): their faces δ apart (−0.25 overlapping, 0 touching, 0.5
+ * apart), B shifted `lateral` along the next axis.
+ */
+function besides(a: BoxAxesInput, bHalf: Vec3, bTurn: number, axis: number, s: number, delta: number, lateral: number): BoxAxesInput {
+  const ea = worldHalf(a.halfExtents, a.axes);
+  const eb = worldHalf(bHalf, turn(bTurn));
+  const t = [0, 0, 0];
+  t[axis] = s * (ea[axis]! + eb[axis]! + delta);
+  t[(axis + 1) % 3] = lateral;
+  return exactBox(add3(a.center, [t[0]!, t[1]!, t[2]!]), bHalf, turn(bTurn));
+}
+
+/** Faces in contact (gap 0), 0.5 apart, 0.25 overlapping; with edges in contact or 0.5 apart beside. */
+function exactTouchingPairs(): ExactPairGroup {
+  const shapes: [Vec3, number, Vec3, number][] = [
+    [[1, 1, 1], 0, [1, 1, 1], 0], [[1, 0.5, 0.25], 0, [0.75, 0.5, 1.5], 0],
+    [[1, 0.5, 0.25], 3, [0.75, 0.5, 1.5], 17], [[2, 0.25, 1], 22, [0.5, 0.5, 0.25], 8],
+  ];
+  const w = new ExactPairs();
+  shapes.forEach(([ha, ra, hb, rb], n) => {
+    const a = exactBox([n, -n / 2, n / 4], ha, turn(ra));
+    const ea = worldHalf(ha, turn(ra)), eb = worldHalf(hb, turn(rb));
+    for (let axis = 0; axis < 3; axis++) {
+      const next = (axis + 1) % 3;
+      for (const s of [1, -1]) {
+        for (const delta of [-0.25, 0, 0.5]) {
+          for (const lateral of [0, ea[next]! + eb[next]!, ea[next]! + eb[next]! + 0.5]) {
+            w.add(a, besides(a, hb, rb, axis, s, delta, s * lateral));
+          }
+        }
+      }
+    }
+  });
+  return { name: 'pairs-touching', boxes: w.boxes, pairs: w.pairs };
+}
+
+/**
+ * A lattice of quarter-turned boxes of unequal sizes, each cell's box filling it: neighbours
+ * touch (faces, edges, corners: gap 0) or stand exactly 0.5 apart. Every pair.
+ */
+function exactTouchingLattice(): ExactPairGroup {
+  const widths = [[1, 0.5, 1.5, 1, 0.5, 1], [1, 1.5, 0.5, 1, 1], [0.5, 1, 1.5, 1]];
+  const gaps = [[0, 0.5, 0, 0, 0.5], [0, 0, 0.5, 0], [0.5, 0, 0]];
+  // Cell centres along each axis: prefix sums of widths and gaps.
+  const centres = widths.map((ws, k) => {
+    let at = 0;
+    return ws.map((wd, c) => {
+      const mid = at + wd / 2;
+      at += wd + (gaps[k]![c] ?? 0);
+      return mid;
+    });
+  });
+  const boxes: BoxAxesInput[] = [];
+  centres[0]!.forEach((x, ix) => centres[1]!.forEach((y, iy) => centres[2]!.forEach((z, iz) => {
+    const e: Vec3 = [widths[0]![ix]! / 2, widths[1]![iy]! / 2, widths[2]![iz]! / 2];
+    boxes.push(turnedBox([x, y, z], e, ix + 2 * iy + 3 * iz));
+  })));
+  return { name: 'all-pairs-touching', boxes, allPairs: true };
+}
+
+/** A small box inside a big one: centred, flush against each face (gap to it 0), 0.25 inside it, flush in each corner; both orders. */
+function exactContainment(): ExactPairGroup {
+  const w = new ExactPairs();
+  const eBig: Vec3 = [2, 1.5, 1], eSmall: Vec3 = [0.5, 0.25, 0.5];
+  for (const rBig of [0, 6, 13]) {
+    for (const rSmall of [0, 10]) {
+      const big = turnedBox([0.5, -0.25, 1], eBig, rBig);
+      const room = [0, 1, 2].map((k) => eBig[k]! - eSmall[k]!);
+      const offsets: number[][] = [[0, 0, 0]];
+      for (let k = 0; k < 3; k++) {
+        for (const s of [1, -1]) {
+          offsets.push(localPoint(k, s * room[k]!, (k + 1) % 3, 0, (k + 2) % 3, 0));
+          offsets.push(localPoint(k, s * (room[k]! - 0.25), (k + 1) % 3, 0, (k + 2) % 3, 0));
+        }
+      }
+      for (const sx of [1, -1]) {
+        for (const sy of [1, -1]) {
+          for (const sz of [1, -1]) {
+            offsets.push([sx * room[0]!, sy * room[1]!, sz * room[2]!]);
+          }
+        }
+      }
+      for (const o of offsets) {
+        const small = turnedBox(add3(big.center, [o[0]!, o[1]!, o[2]!]), eSmall, rSmall);
+        w.add(big, small);
+        w.add(big, small);
+      }
+    }
+  }
+  return { name: 'pairs-containment', boxes: w.boxes, pairs: w.pairs };
+}
+
+/**
+ * One box described 24 ways (each quarter turn with its half extents permuted to match), each
+ * description twice: every pair of the 48 (listed and all pairs) is the same box twice; also a
+ * flat box and a segment, each with its copy.
+ */
+function exactIdentical(): ExactPairGroup {
+  const boxes: BoxAxesInput[] = [];
+  for (let copy = 0; copy < 2; copy++) {
+    for (let r = 0; r < 24; r++) {
+      boxes.push(turnedBox([0.25, 0.5, -0.75], [1.5, 0.5, 1], r));
+    }
+  }
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < 24; i++) {
+    for (let j = i + 1; j < 48; j++) {
+      if (j < 24 || j === i + 24) {
+        pairs.push([i, j]);
+      }
+    }
+  }
+  const flat = exactBox([8, -8, 0.5], [1, 0, 0.5], turn(4)), segment = exactBox([-8, 8, 0.5], [0, 0.75, 0], turn(15));
+  boxes.push(flat, flat, segment, segment);
+  pairs.push([48, 49], [50, 51]);
+  return { name: 'pairs-identical', boxes, pairs, allPairs: true };
+}
+
+/** A fixed box against every quarter turn of another, along each world axis: faces touching (gap 0) and 0.5 apart. */
+function exactQuarterTurnPairs(): ExactPairGroup {
+  const w = new ExactPairs();
+  const a = exactBox([0, 0, 0], [1, 0.5, 0.25], ID);
+  for (let r = 0; r < 24; r++) {
+    for (let axis = 0; axis < 3; axis++) {
+      for (const s of [1, -1]) {
+        for (const delta of [0, 0.5]) {
+          w.add(a, besides(a, [0.75, 0.25, 1.5], r, axis, s, delta, 0.25));
+        }
+      }
+    }
+  }
+  return { name: 'pairs-quarter-turns', boxes: w.boxes, pairs: w.pairs };
+}
+
+/**
+ * Flat boxes and segments against boxes, flat boxes and segments, under four quarter turns, along
+ * each world axis: in contact (gap 0), 0.5 apart, and centred on each other (crossing, coplanar,
+ * collinear).
+ */
+function exactFlatAndSegmentPairs(): ExactPairGroup {
+  const kinds: Vec3[] = [[1, 0.5, 0.75], [1, 0, 0.75], [0, 0, 1.25]];
+  const w = new ExactPairs();
+  for (const [ka, ha] of kinds.entries()) {
+    for (const [kb, hb] of kinds.entries()) {
+      if (ka === 0 && kb === 0) {
+        continue;
+      }
+      const a = exactBox([0.5, 0.25, -0.5], ha, turn(2 * ka));
+      for (const rb of [0, 5, 10, 19]) {
+        for (let axis = 0; axis < 3; axis++) {
+          const ea = worldHalf(ha, a.axes), eb = worldHalf(hb, turn(rb));
+          for (const delta of [0, 0.5, -(ea[axis]! + eb[axis]!)]) {
+            w.add(a, besides(a, hb, rb, axis, 1, delta, 0));
+          }
+        }
+      }
+    }
+  }
+  return { name: 'pairs-flat-and-segments', boxes: w.boxes, pairs: w.pairs };
+}
+
+/**
+ * The exact pair groups (about 100–300 pairs each, one all-pairs lattice), the same on every
+ * call: faces touching at gap 0 and 0.5 apart, listed and as all pairs, containment, identical
+ * boxes, quarter turns, flat boxes and segments.
+ *
+ * @example
+ * for (const g of exactPairGroups()) console.log(g.name, g.pairs?.length, g.allPairs);
+ */
+export function exactPairGroups(): ExactPairGroup[] {
+  return [exactTouchingPairs(), exactTouchingLattice(), exactContainment(), exactIdentical(), exactQuarterTurnPairs(), exactFlatAndSegmentPairs()];
 }

@@ -208,6 +208,7 @@ describe(`ray comparisons (mulberry32 seed ${RAY_SEED})`, () => {
     gpu.face[missRay] = 0;
     const c = compareClosestHits({ boxes, rays }, gpu);
     expect(c.mismatch, formatComparison(c)).toBe(2);
+    expect(c.mismatchByReason).toEqual({ 'missing-hit': 1, 'extra-hit': 1 });
     expect(c.ambiguous).toBe(0);
   });
 
@@ -339,7 +340,7 @@ describe('fragile ray cases are ambiguous, robust ones next to them are not', ()
     const gpu = gpuClosest(ref);
     gpu.box[0] = -1;
     gpu.t[0] = Infinity;
-    expectOnly(compareClosestHits({ boxes: two, rays: ray }, gpu, ref), 'mismatch', 'wrong-box', 1);
+    expectOnly(compareClosestHits({ boxes: two, rays: ray }, gpu, ref), 'mismatch', 'missing-hit', 1);
     // …but reporting box 1 instead of the fragile box 0 is ambiguous.
     gpu.box[0] = 1;
     gpu.t[0] = 14;
@@ -375,7 +376,7 @@ describe('exact ray cases are decided exactly (float32 computes every step of th
     const gpu = gpuClosest(ref);
     gpu.box.fill(-1);
     gpu.t.fill(Infinity);
-    expectOnly(compareClosestHits({ boxes: unit, rays }, gpu, ref), 'mismatch', 'wrong-box', 3);
+    expectOnly(compareClosestHits({ boxes: unit, rays }, gpu, ref), 'mismatch', 'missing-hit', 3);
     expectOnly(compareAnyHits({ boxes: unit, rays }, new Uint8Array(3)), 'mismatch', 'any-flag', 3);
     const all = allHits(unit, rays);
     const none: AllHits = { count: 0, ray: new Uint32Array(0), box: new Uint32Array(0), t: new Float64Array(0), face: new Uint8Array(0), inside: new Uint8Array(0) };
@@ -391,7 +392,7 @@ describe('exact ray cases are decided exactly (float32 computes every step of th
     const gpu = gpuClosest(ref);
     gpu.box[1] = -1;
     gpu.t[1] = Infinity;
-    expectOnly(compareClosestHits({ boxes: unit, rays: on }, gpu, ref), 'mismatch', 'wrong-box', 1);
+    expectOnly(compareClosestHits({ boxes: unit, rays: on }, gpu, ref), 'mismatch', 'missing-hit', 1);
   });
 
   it('NaN, infinite and negative distances never agree', () => {

@@ -168,7 +168,7 @@ describe('judgeScene on result files', () => {
   it.each([
     ['a missing entry', (r: SceneResult) => { r.rays!.pop(); }, 'rays', /has 599 entries; the scene has 600/],
     ['a missing query', (r: SceneResult) => { delete (r as { pairs?: unknown }).pairs; }, 'pairs', /is missing: the scene asks for listed pairs/],
-    ['a non-number', (r: SceneResult) => { (r.rays!.find((e) => e.hit) as { t: unknown }).t = '3.2'; }, /^rays\[\d+\]\.t$/, /is not a finite number \(got string "3.2"\)/],
+    ['a non-number', (r: SceneResult) => { (r.rays!.find((e) => e.hit) as { t: unknown }).t = '3.2'; }, /^rays\[\d+\]\.t$/, /is not a number \(got string "3.2"\)/],
     ['a box out of range', (r: SceneResult) => { (r.rays!.find((e) => e.hit) as { box: number }).box = 120; }, /^rays\[\d+\]\.box$/, /is not a box index \(0\.\.119; got 120\)/],
     ['an unsorted list', (r: SceneResult) => { r.allPairs!.reverse(); }, 'allPairs[1]', /the list must be sorted/],
     ['a repeated pair', (r: SceneResult) => { r.allPairs!.splice(1, 0, r.allPairs![0]!); }, 'allPairs[1]', /repeats the pair before it/],
