@@ -1,6 +1,7 @@
-// ESLint flat config: typescript-eslint's recommended rules (syntax only, no type-aware rules, so
-// linting stays fast), plus eqeqeq and curly everywhere. The library itself (src/) also bans
-// `any`. Non-null assertions are allowed: with noUncheckedIndexedAccess every `data[i]` is
+// ESLint flat config: typescript-eslint's recommended rules (syntax only), plus eqeqeq and curly
+// everywhere. The library itself (src/) also bans `any`, and gets the two type-aware promise
+// rules (no-floating-promises, no-misused-promises; type-aware on src/ only, so linting stays
+// fast). Non-null assertions are allowed: with noUncheckedIndexedAccess every `data[i]` is
 // `number | undefined`, and in the typed-array loops the index is in bounds by the loop
 // condition; `!` says so at zero cost (a checked helper per read would cost the reference its
 // speed).
@@ -45,7 +46,7 @@ const zones = LAYERS.flatMap((layer, k) => {
 });
 
 export default defineConfig(
-  globalIgnores(['dist/', 'node_modules/', 'test/artifacts/', 'coverage/', 'bench/out/', '.gpu/']),
+  globalIgnores(['dist/', 'node_modules/', 'test/artifacts/', 'coverage/', 'bench/out/', '.gpu/', 'docs/api/', '.doctest/']),
   tseslint.configs.recommended,
   {
     rules: {
@@ -63,11 +64,39 @@ export default defineConfig(
     },
   },
   {
+    // Type-aware promise rules on the library only (the API is async throughout; a promise
+    // dropped or handed to a void callback loses its rejection). Type information comes from
+    // tsconfig.json through the project service; on src/ alone it keeps `eslint .` fast.
+    files: ['src/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // The CLI's browser page and the Node runtime reach the facade from above; the CLI's pure
     // parts (scene files) sit beside them.
     files: ['src/cli/**/*.ts', 'src/node/**/*.ts'],
     rules: {
       'import-x/no-restricted-paths': 'off',
+    },
+  },
+  {
+    // The demo and the examples are apps built on the package as a user would: they import
+    // webgpu-obb through its entries only ('webgpu-obb', 'webgpu-obb/advanced', …, which their
+    // Vite configs and tsconfig.json's `paths` resolve to the entries' sources), never a module
+    // of src/ (what an entry does not export is a gap in the API, closed in the entry).
+    files: ['demo/**/*.ts', 'examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/src', '**/src/**', 'webgpu-obb/dist', 'webgpu-obb/dist/**'],
+          message: 'demo/ and examples/ import webgpu-obb through its package entries (webgpu-obb, webgpu-obb/advanced, …), not src/ or dist/ modules.',
+        }],
+      }],
     },
   },
   {

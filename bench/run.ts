@@ -7,7 +7,7 @@
  *                    [--machine LABEL] [--adapter swiftshader|default]
  *
  * Output: FILE (default bench/out/latest.json), and always bench/out/latest.json, latest.js (the
- * data bench/report.html draws) and latest.md (the table as Markdown, for the README).
+ * data bench/report.html draws) and latest.md (the table as Markdown, for docs/performance.md).
  *
  * Speed is reported here, never asserted in tests.
  */
@@ -16,13 +16,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openGpuPage } from '../test/gpu/harness.ts';
+import { openGpuPage, type GpuCall } from '../test/gpu/harness.ts';
+import type { BenchPageApi } from './page/main.ts';
 import type { BenchConfig, SuiteResult } from './page/config.ts';
 import type { Row } from './page/measure.ts';
 import type { PageEnvironment } from './page/workloads/env.ts';
 import { headlineTable, markdownTable, textTable } from './table.ts';
 
-type Call = <T>(suite: string, fn: string, ...args: unknown[]) => Promise<T>;
+type Call = GpuCall<BenchPageApi>;
 
 /** Sizes per mode. Quick mode finishes in a few minutes on a 2-core machine with SwiftShader. */
 const SIZES = {
@@ -79,7 +80,7 @@ const GROUPS: readonly WorkloadGroup[] = [
   {
     name: 'picking',
     workloads: ['build', 'picking-1', 'picking-1024'],
-    run: (call, cfg, s, log) => each(s.picking, (n) => call<SuiteResult>('rays', 'picking', n, s.pickingRays, cfg), log, (n) => `n=${n}`),
+    run: (call, cfg, s, log) => each(s.picking, (n) => call('rays', 'picking', n, s.pickingRays, cfg), log, (n) => `n=${n}`),
   },
   {
     name: 'bvh-build',
@@ -87,52 +88,52 @@ const GROUPS: readonly WorkloadGroup[] = [
       'bvh-build-bounds', 'bvh-build-codes', 'bvh-build-sort', 'bvh-build-hierarchy', 'bvh-build-total',
       'bvh-build-host-validate', 'bvh-build-host-range', 'bvh-build-host-pack', 'bvh-build-host-upload', 'bvh-build-host-buffers', 'bvh-refit',
     ],
-    run: (call, cfg, s, log) => each(s.picking, (n) => call<SuiteResult>('bvh', 'buildPhases', n, cfg), log, (n) => `n=${n}`),
+    run: (call, cfg, s, log) => each(s.picking, (n) => call('bvh', 'buildPhases', n, cfg), log, (n) => `n=${n}`),
   },
   {
     name: 'bvh-refit-decay',
     workloads: ['bvh-refit-decay'],
-    run: (call, cfg, s) => call<SuiteResult>('bvh', 'refitDecay', s.refitDecay.boxes, s.refitDecay.frames, cfg),
+    run: (call, cfg, s) => call('bvh', 'refitDecay', s.refitDecay.boxes, s.refitDecay.frames, cfg),
   },
   {
     name: 'lidar-gpu-rays',
     workloads: ['lidar-gpu-rays'],
-    run: (call, cfg, s) => call<SuiteResult>('bvh', 'lidarGpuRays', s.lidar.boxes, LIDAR_FULL.elevations, LIDAR_FULL.azimuths, cfg),
+    run: (call, cfg, s) => call('bvh', 'lidarGpuRays', s.lidar.boxes, LIDAR_FULL.elevations, LIDAR_FULL.azimuths, cfg),
   },
   {
     name: 'lidar',
     workloads: ['lidar-262k-10k'],
-    run: (call, cfg, s) => call<SuiteResult>('rays', 'lidar', s.lidar.boxes, s.lidar.elevations, s.lidar.azimuths, cfg),
+    run: (call, cfg, s) => call('rays', 'lidar', s.lidar.boxes, s.lidar.elevations, s.lidar.azimuths, cfg),
   },
   {
     name: 'lidar-sim',
     workloads: ['lidar-static', 'lidar-vlp32c', 'lidar-offsets', 'lidar-moving-sensor', 'lidar-moving-boxes', 'lidar-many'],
-    run: (call, cfg, s) => call<SuiteResult>('lidarSim', 'lidarSim', s.lidarSim.boxes, s.lidarSim.elevations, s.lidarSim.azimuths, s.lidarSim.moving, cfg),
+    run: (call, cfg, s) => call('lidarSim', 'lidarSim', s.lidarSim.boxes, s.lidarSim.elevations, s.lidarSim.azimuths, s.lidarSim.moving, cfg),
   },
   {
     name: 'brute-rays',
     workloads: ['brute-rays'],
-    run: (call, cfg, s) => call<SuiteResult>('rays', 'bruteRays', s.bruteRays.rays, s.bruteRays.boxes, cfg),
+    run: (call, cfg, s) => call('rays', 'bruteRays', s.bruteRays.rays, s.bruteRays.boxes, cfg),
   },
   {
     name: 'box-pairs',
     workloads: ['box-pairs'],
-    run: (call, cfg, s) => call<SuiteResult>('pairs', 'boxPairs', s.boxPairs, cfg),
+    run: (call, cfg, s) => call('pairs', 'boxPairs', s.boxPairs, cfg),
   },
   {
     name: 'all-pairs',
     workloads: ['all-pairs-moving'],
-    run: (call, cfg, s, log) => each(s.allPairs, (n) => call<SuiteResult>('pairs', 'allPairsMoving', n, cfg), log, (n) => `n=${n}`),
+    run: (call, cfg, s, log) => each(s.allPairs, (n) => call('pairs', 'allPairsMoving', n, cfg), log, (n) => `n=${n}`),
   },
   {
     name: 'three',
     workloads: ['three-build', 'three-pick-1', 'three-pick-1024', 'three-marquee', 'three-sync-1pct', 'three-sync-100pct'],
-    run: (call, cfg, s) => call<SuiteResult>('three', 'three', s.threeInstances, s.pickingRays, cfg),
+    run: (call, cfg, s) => call('three', 'three', s.threeInstances, s.pickingRays, cfg),
   },
   {
     name: 'transfer',
     workloads: ['upload', 'readback'],
-    run: (call, cfg, s) => call<SuiteResult>('transfer', 'transfer', s.transferMB, cfg),
+    run: (call, cfg, s) => call('transfer', 'transfer', s.transferMB, cfg),
   },
 ];
 
@@ -222,7 +223,7 @@ export async function main(argv: string[]): Promise<void> {
   const started = Date.now();
   const loadAtStart = loadavg()[0]!;
   const log = (s: string): void => console.error(s);
-  const page = await openGpuPage({
+  const page = await openGpuPage<BenchPageApi>({
     root: fileURLToPath(new URL('./page/', import.meta.url)),
     protocolTimeout: (args.full ? 4 * 3600 : 3600) * 1000,
     ...(args.adapter ? { adapter: args.adapter } : {}),
@@ -231,7 +232,7 @@ export async function main(argv: string[]): Promise<void> {
   const notes: string[] = [];
   let env: PageEnvironment;
   try {
-    env = await page.call<PageEnvironment>('env', 'environment');
+    env = await page.call('env', 'environment');
     if (args.impls) {
       const unknown = args.impls.filter((n) => !(n in env.implementations));
       if (unknown.length > 0) {

@@ -1,7 +1,7 @@
 /**
  * The bench table, as text (printed by `npm run bench`) and as Markdown (bench/out/latest.md, for
- * the README). Ratios are the headline: in each (workload, n) group, every GPU implementation's
- * throughput over the reference's and over each peer's, measured in the same run.
+ * docs/performance.md). Ratios are the headline: in each (workload, n) group, every GPU
+ * implementation's throughput over the reference's and over each peer's, measured in the same run.
  */
 import type { Row } from './page/measure.ts';
 
@@ -115,7 +115,7 @@ export function textTable(rows: readonly Row[]): string {
   return out.join('\n');
 }
 
-/** The same table as Markdown, notes included, for the README. */
+/** The same table as Markdown, notes included, for docs/performance.md. */
 export function markdownTable(rows: readonly Row[]): string {
   const { vsRef, gpuOver, gpus } = ratios(rows);
   const head = ['Workload', 'n', 'Implementation', 'Median (min–max) ms', 'Throughput', '× reference',
@@ -137,8 +137,8 @@ export function markdownTable(rows: readonly Row[]): string {
 
 /**
  * One line per (workload, n) and GPU implementation: its end-to-end time and throughput, and its
- * throughput over the reference's and each peer's (× > 1: the GPU path is faster). The README
- * shows this one; the full table stays in the JSON and the report.
+ * throughput over the reference's and each peer's (× > 1: the GPU path is faster). The journal
+ * (docs/performance.md) shows this one; the full table stays in the JSON and the report.
  */
 export function headlineTable(rows: readonly Row[]): string {
   const others = [...new Set(rows.map((r) => r.implementation).filter((n) => !n.startsWith('gpu')))]

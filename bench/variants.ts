@@ -18,8 +18,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openGpuPage } from '../test/gpu/harness.ts';
-import type { PageEnvironment } from './page/workloads/env.ts';
-import type { Variant, VariantTiming } from './page/workloads/variants.ts';
+import type { BenchPageApi } from './page/main.ts';
+import type { Variant } from './page/workloads/variants.ts';
 
 function option(args: string[], name: string): string | undefined {
   const k = args.indexOf(name);
@@ -38,10 +38,10 @@ export async function main(args: string[]): Promise<void> {
   }
   const variants = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Variant>;
   const out = resolve(option(args, '--json') ?? fileURLToPath(new URL('./out/variants.json', import.meta.url)));
-  const page = await openGpuPage({ root: fileURLToPath(new URL('./page/', import.meta.url)), protocolTimeout: 3600 * 1000 });
+  const page = await openGpuPage<BenchPageApi>({ root: fileURLToPath(new URL('./page/', import.meta.url)), protocolTimeout: 3600 * 1000 });
   try {
-    const env = await page.call<PageEnvironment>('env', 'environment');
-    const timings = await page.call<VariantTiming[]>('variants', 'walk', n, variants, rounds);
+    const env = await page.call('env', 'environment');
+    const timings = await page.call('variants', 'walk', n, variants, rounds);
     console.log(`adapter: ${env.adapter.name}; ${env.userAgent}`);
     for (const t of timings) {
       console.log(`${t.name.padEnd(16)} ${t.median_ms.toFixed(2)} ms (${t.min_ms.toFixed(2)}–${t.max_ms.toFixed(2)}, ${t.runs} runs); rays differing from ${timings[0]!.name}: ${t.differing}`);

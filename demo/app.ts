@@ -3,10 +3,8 @@
  * implements (compute, then render, then a callback after submit), plus the test hook's shape.
  */
 import type GUI from 'lil-gui';
-import type { ObbGpu } from '../src/ObbGpu.ts';
-import type { BoxSet } from '../src/boxes/BoxSet.ts';
-import type { Bvh } from '../src/tree/Bvh.ts';
-import type { BoxArray } from '../src/core/types.ts';
+import type { BoxArray, BoxSet, ObbGpu } from 'webgpu-obb';
+import type { Bvh } from 'webgpu-obb/advanced';
 import { cityScene, type City } from './scenes.ts';
 import type { CameraMatrices, OrbitCamera } from './gfx/camera.ts';
 import type { Renderer } from './gfx/renderer.ts';

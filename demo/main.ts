@@ -6,7 +6,7 @@
  * `window.__demo` is the hook test/gpu/demo.test.ts drives.
  */
 import GUI from 'lil-gui';
-import { ObbGpu } from '../src/ObbGpu.ts';
+import { DeviceLostError, ObbGpu } from 'webgpu-obb';
 import { VIEW_NAMES, fmtMs, type DemoContext, type DemoHook, type FrameContext, type LidarInfo, type OverlapInfo, type PickInfo, type StatLine, type VerifyReport, type View, type ViewName } from './app.ts';
 import { attachOrbitControls } from './gfx/camera.ts';
 import { Renderer } from './gfx/renderer.ts';
@@ -59,7 +59,13 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 }
 
+/** Set once the page says that WebGPU cannot render here: later errors (the same loss, seen again) do not replace it. */
+let renderingMessageShown = false;
+
 function showMessage(title: string, html: string): void {
+  if (renderingMessageShown) {
+    return;
+  }
   messageEl.hidden = false;
   messageEl.innerHTML = `<div><h2>${escapeHtml(title)}</h2>${html}</div>`;
 }
@@ -75,6 +81,57 @@ const NO_WEBGPU_HELP = `
   <li>No GPU at all? Chromium runs WebGPU on the CPU (SwiftShader), slowly:
     <code>chromium --enable-unsafe-webgpu --use-webgpu-adapter=swiftshader --enable-features=Vulkan --use-angle=swiftshader --use-vulkan=swiftshader</code>.</li>
 </ul>`;
+
+/**
+ * The flags Chromium needs for a WebGPU canvas where it runs WebGPU without a GPU driver of its
+ * own (headless, SwiftShader; docs/design.md, "Tooling facts"). Without the last three, compute
+ * works but the page loses its WebGPU instance, and its device, once the canvas is configured.
+ */
+const RENDERING_FLAGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader'] as const;
+
+/**
+ * Says that WebGPU computes here but cannot draw to the canvas, and names the browser flags that
+ * are missing; `detail` is what the browser reported. The page stops there.
+ */
+function showRenderingFlagsMissing(detail: string): void {
+  if (renderingMessageShown) {
+    return;
+  }
+  hook.error = `WebGPU cannot render to the canvas (start Chromium with ${RENDERING_FLAGS.join(' ')}): ${detail}`;
+  showMessage('WebGPU cannot draw to this page\'s canvas', `
+<p>WebGPU started, but the canvas could not render with it: ${escapeHtml(detail)}</p>
+<p>Chromium does this when it runs WebGPU without the flags a WebGPU canvas needs (headless, or on
+the CPU through SwiftShader). Start it with these flags:</p>
+<p><code>${RENDERING_FLAGS.join(' ')}</code></p>
+<p>On a machine without a GPU, add <code>--use-webgpu-adapter=swiftshader</code>. Then open the page
+that <code>npm run demo</code> prints again.</p>`);
+  renderingMessageShown = true;
+}
+
+/** Whether an error is the loss of the page's WebGPU device or instance (what a canvas without its flags causes). */
+function isDeviceLoss(e: unknown): boolean {
+  return e instanceof DeviceLostError || (e instanceof Error && /Instance reference no longer exists|device (was|is) lost|device was destroyed/i.test(e.message));
+}
+
+/**
+ * Draws one cleared frame and waits for the GPU to finish it: where the canvas lacks the browser
+ * flags it needs, the device is lost here, before any scene is built. Returns what went wrong, or
+ * undefined when the canvas works.
+ */
+async function checkCanvas(device: GPUDevice, renderer: Renderer): Promise<string | undefined> {
+  const lost = device.lost.then((info) => `the GPU device was lost (${info.reason}: ${info.message})`);
+  try {
+    renderer.resize();
+    const encoder = device.createCommandEncoder({ label: 'demo:canvas-check' });
+    renderer.beginPass(encoder).end();
+    device.queue.submit([encoder.finish()]);
+    const done = device.queue.onSubmittedWorkDone().then(() => undefined);
+    const settled = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 250));
+    return await Promise.race([lost, done.then(() => Promise.race([lost, settled]))]);
+  } catch (e) {
+    return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  }
+}
 
 async function start(): Promise<void> {
   if (!window.isSecureContext) {
@@ -103,8 +160,13 @@ async function start(): Promise<void> {
     note = `error: ${text}`;
   };
   device.addEventListener('uncapturederror', (event) => fail(`WebGPU: ${(event as GPUUncapturedErrorEvent).error.message}`));
+  let stopped = false;
   void device.lost.then((info) => {
-    if (info.reason !== 'destroyed') {
+    stopped = true;
+    if (!hook.ready) {
+      // Lost while starting: the canvas without its flags (a loss after start is another story).
+      showRenderingFlagsMissing(`the GPU device was lost while the page started (${info.reason}: ${info.message})`);
+    } else if (info.reason !== 'destroyed') {
       hook.error = `device lost: ${info.message}`;
       showMessage('The GPU device was lost', `<p>${escapeHtml(info.message)}</p><p>Reload the page to start again.</p>`);
     }
@@ -112,7 +174,18 @@ async function start(): Promise<void> {
 
   let note = '';
   let noteAt = 0;
-  const renderer = await Renderer.create(device, canvas);
+  let renderer: Renderer;
+  try {
+    renderer = await Renderer.create(device, canvas);
+  } catch (e) {
+    showRenderingFlagsMissing(e instanceof Error ? e.message : String(e));
+    return;
+  }
+  const canvasProblem = await checkCanvas(device, renderer);
+  if (canvasProblem !== undefined) {
+    showRenderingFlagsMissing(canvasProblem);
+    return;
+  }
   const timer = new GpuTimer(device, ['pick', 'lidar', 'render']);
   const ctx: DemoContext = {
     gpu, device, renderer, timer, canvas, fail,
@@ -196,7 +269,7 @@ async function start(): Promise<void> {
   let forced = 0;
   const inFlight: Promise<unknown>[] = [];
   const loop = async (): Promise<void> => {
-    if (busy) {
+    if (busy || stopped) {
       return;
     }
     busy = true;
@@ -250,7 +323,9 @@ async function start(): Promise<void> {
       fail(e);
     } finally {
       busy = false;
-      requestAnimationFrame(() => void loop());
+      if (!stopped) {
+        requestAnimationFrame(() => void loop());
+      }
     }
   };
 
@@ -333,6 +408,13 @@ async function start(): Promise<void> {
 }
 
 start().catch((e: unknown) => {
+  if (renderingMessageShown) {
+    return; // already explained: the canvas lacks its flags, and this is the same loss seen again
+  }
+  if (!hook.ready && isDeviceLoss(e)) {
+    showRenderingFlagsMissing(e instanceof Error ? e.message : String(e));
+    return;
+  }
   hook.error = e instanceof Error ? e.message : String(e);
   console.error('webgpu-obb demo failed to start:', e);
   showMessage('The demo failed to start', `<p>${escapeHtml(hook.error)}</p>`);

@@ -3,8 +3,8 @@
  * to compute the float64 reference): a city of buildings, parked cars and crates; the path of
  * the LiDAR car through it; boxes tumbling in a volume. Pure functions, no DOM, no GPU.
  */
-import { BOX_F64, type BoxArray } from '../src/core/types.ts';
-import { mulberry32, writeQuaternionAxes, type Rng } from '../src/scenes/generate.ts';
+import { BOX_F64, type BoxArray } from 'webgpu-obb';
+import { mulberry32, writeQuaternionAxes, type Rng } from 'webgpu-obb/judge';
 
 /** Street grid: block pitch and road width, metres. z is up; the ground's top is z = 0. */
 export const CITY = { pitch: 48, road: 12, parkingLane: 4.3, kerb: 0.15 } as const;

@@ -1,17 +1,33 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-// The demo page (`npm run demo`): served from demo/, importing the library's sources from src/
-// and their WGSL through `?raw`. WebGPU needs a secure context: localhost qualifies, so the dev
-// server stays on localhost (its URL is printed at start). `vite build --config
-// demo/vite.config.ts` writes a static copy to dist/demo/ (test/gpu/demo.test.ts builds its own copy).
+// The demo page (`npm run demo`): served from demo/, importing webgpu-obb as a user would, through
+// its package entries only ('webgpu-obb', 'webgpu-obb/advanced', …; a lint rule forbids src/
+// paths), resolved here to the entries' sources (the same map as tsconfig.json's `paths`), so the
+// dev server and the tests run from source with the WGSL through `?raw`. WebGPU needs a secure
+// context: localhost qualifies, so the dev server stays on localhost (its URL is printed at
+// start). `vite build --config demo/vite.config.ts` writes a static copy to dist/demo/
+// (test/gpu/demo.test.ts builds its own copy).
 const root = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('..', import.meta.url));
+
+/** Each package entry and its source (package.json `exports`). */
+const ENTRIES: Record<string, string> = {
+  'webgpu-obb': 'src/index.ts',
+  'webgpu-obb/advanced': 'src/advanced.ts',
+  'webgpu-obb/reference': 'src/reference/index.ts',
+  'webgpu-obb/judge': 'src/judge/index.ts',
+  'webgpu-obb/lidar': 'src/lidar/index.ts',
+  'webgpu-obb/three': 'src/three/index.ts',
+};
 
 export default defineConfig({
   root,
   base: './',
   cacheDir: `${repo}node_modules/.vite/demo`,
+  resolve: {
+    alias: Object.entries(ENTRIES).map(([entry, file]) => ({ find: new RegExp(`^${entry}$`), replacement: `${repo}${file}` })),
+  },
   server: {
     host: 'localhost',
     fs: { allow: [repo] },

@@ -33,7 +33,7 @@ export interface ObbGpuOptions extends GpuContextOptions {
    * A set's tree is rebuilt instead of refitted once refits have grown its SAH cost past this
    * many times its cost when built (default BVH_REBUILD_SAH_RATIO, 1.5; ≥ 1; Infinity: refit
    * always). A few rays per frame may favour a higher ratio (a rebuild costs two to three refits;
-   * see README "The BVH"); sweeps and all-pairs, the default.
+   * see docs/bvh.md, "Refit or rebuild"); sweeps and all-pairs, the default.
    */
   readonly rebuildSahRatio?: number;
 }
@@ -376,8 +376,11 @@ export class ObbGpu {
    * with or without motion, needs no tree.
    *
    * @example
-   * const sweep = await gpu.lidarSweep(lidar, set, { origin: [x, y, 1.8], rotation: q });
-   * const moving = await gpu.lidarSweep(lidar, set, pose, { poseEnd, boxMotion: { boxes: [3, 9], velocity: [10, 0, 0, 0, -5, 0] } });
+   * const sweep = await gpu.lidarSweep(sensor, set, { origin: [12, -3, 1.8], rotation: [0, 0, 0, 1] });
+   * const moving = await gpu.lidarSweep(sensor, set, pose, {
+   *   poseEnd: { origin: [13, -3, 1.8], rotation: [0, 0, 0, 1] },
+   *   boxMotion: { boxes: [3, 9], velocity: [10, 0, 0, 0, -5, 0] },
+   * });
    */
   lidarSweep(sensor: LidarSensor, set: BoxSet, pose: LidarPose, options: LidarSweepOptions = {}): Promise<LidarSweep> {
     const op = 'lidarSweep';
@@ -392,7 +395,11 @@ export class ObbGpu {
    * table, pose and options; each sensor at most once).
    *
    * @example
-   * const [front, roof] = await gpu.lidarSweepMany(set, [{ sensor: a, pose: pa }, { sensor: b, pose: pb, options: { fields: true } }]);
+   * declare const front: LidarSensor, roof: LidarSensor, frontPose: LidarPose, roofPose: LidarPose;
+   * const [fromFront, fromRoof] = await gpu.lidarSweepMany(set, [
+   *   { sensor: front, pose: frontPose },
+   *   { sensor: roof, pose: roofPose, options: { fields: true } },
+   * ]);
    */
   lidarSweepMany(set: BoxSet, sweeps: readonly LidarSweepJob[]): Promise<LidarSweep[]> {
     const op = 'lidarSweepMany';

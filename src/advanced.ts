@@ -48,7 +48,3 @@ export { sortPairs } from './pairs/order.ts';
 export { Bvh, type BvhSnapshot, type BuildPhase } from './tree/Bvh.ts';
 export { LidarSensor, lidarRasterizable, lidarRasterReason, lidarKernelTables, lidarRayTable } from './lidar/LidarSensor.ts';
 export { FrustumCuller } from './frustum/FrustumCuller.ts';
-
-// Scene helpers the benchmarks and tests use besides the main entry's generators.
-export { writeQuaternionAxes, writeRandomRotation, writeYawPitchRoll } from './scenes/generate.ts';
-export { withMaxDistance } from './scenes/adversarial.ts';

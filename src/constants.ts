@@ -40,10 +40,15 @@ export const NO_BOX = 0xffffffff;
 
 /** Face ids: 2 × axis + (1 if the face's outward normal is −axis else 0). */
 export const FACE_POS_U = 0;
+/** Face id of the box's −u face. */
 export const FACE_NEG_U = 1;
+/** Face id of the box's +v face. */
 export const FACE_POS_V = 2;
+/** Face id of the box's −v face. */
 export const FACE_NEG_V = 3;
+/** Face id of the box's +w face. */
 export const FACE_POS_W = 4;
+/** Face id of the box's −w face. */
 export const FACE_NEG_W = 5;
 /** Face id of "no face": a miss, or an origin inside a solid box (t = 0, no normal). */
 export const FACE_NONE = 0xff;
@@ -58,6 +63,7 @@ export const SAT_AXIS_NAMES = [
   'A0', 'A1', 'A2', 'B0', 'B1', 'B2',
   'A0xB0', 'A0xB1', 'A0xB2', 'A1xB0', 'A1xB1', 'A1xB2', 'A2xB0', 'A2xB1', 'A2xB2',
 ] as const;
+/** The name of one of the 15 SAT axes (SAT_AXIS_NAMES). */
 export type SatAxisName = (typeof SAT_AXIS_NAMES)[number];
 
 /** Default workgroup size of the batch kernels (an `override` in WGSL). */
@@ -67,9 +73,10 @@ export const WORKGROUP_SIZE = 64;
  * SMALL_WALK_GROUPS workgroups of the instance's size: narrow workgroups, so the adapter's threads
  * share a small batch evenly (SwiftShader runs a workgroup on one thread; 1,024 picking rays at 8
  * per lane are two workgroups of 64); measured in headless Chromium, RayQueries instances
- * interleaved (README, "Narrow workgroups for a small batch").
+ * interleaved (docs/performance.md, "Narrow workgroups for a small batch").
  */
 export const SMALL_WALK_WORKGROUP = 8;
+/** Batches that would fill fewer workgroups than this take SMALL_WALK_WORKGROUP lanes per workgroup. */
 export const SMALL_WALK_GROUPS = 16;
 /** Boxes staged in workgroup memory per tile by the brute-force kernels (sizes a WGSL array). */
 export const BOX_TILE = 64;
@@ -78,11 +85,14 @@ export const MAX_WORKGROUPS_PER_DIM = 65535;
 
 /** RayParams.flags bits of the ray batch kernels. */
 export const RAY_OPT_NOT_SOLID = 1;
+/** RayParams.flags: the set has box masks (binding boxMasks is read). */
 export const RAY_OPT_BOX_MASKS = 2;
+/** RayParams.flags: write hit geometry (points and normals). */
 export const RAY_OPT_GEOMETRY = 4;
 
 /** PairParams.flags bits of the pair kernels. */
 export const PAIR_OPT_FACE_ONLY = 1;
+/** PairParams.flags: both sides are the same set (each unordered pair once). */
 export const PAIR_OPT_SELF = 2;
 /** PairParams.flags: also write each appended pair's gap and axis (BVH pair lists). */
 export const PAIR_OPT_CONTACTS = 4;
@@ -100,19 +110,26 @@ export const PAIR_OPT_LEAF_ORDER = 8;
  * workgroup as a coroutine switched at each barrier, which measured 9× slower at 128 threads;
  * its sort runs one SIMD group of 4 threads per workgroup, so no switch at all, over blocks of
  * 8,192 keys with 8-bit digits, half the passes: the 1M-box build's sort 313 → 97 ms on the
- * 2-core VM, README "The BVH"). A sort block is SORT_WG × SORT_PER_THREAD keys.
+ * 2-core VM; docs/performance.md, "A sort and a sweep for CPU adapters"). A sort block is
+ * SORT_WG × SORT_PER_THREAD keys.
  */
 export const SORT_WG = 128;
+/** Keys per thread of the radix sort on GPUs. */
 export const SORT_PER_THREAD = 8;
+/** Threads per workgroup of the scan on GPUs. */
 export const SCAN_WG = 256;
+/** Items per thread of the scan on GPUs. */
 export const SCAN_PER_THREAD = 4;
+/** The sort, scan and bounds tuning of a CPU adapter (see above). */
 export const FALLBACK_BLOCK_TUNING = { sortBits: 8, sortWg: 4, sortPerThread: 2048, scanWg: 16, scanPerThread: 64, boundsWg: 16, boundsPerThread: 64 } as const;
 /** Radix sort on GPUs: bits per pass and buckets (a CPU adapter's are FALLBACK_BLOCK_TUNING.sortBits). */
 export const SORT_BITS = 4;
+/** Radix sort buckets on GPUs: 2^SORT_BITS. */
 export const SORT_BUCKETS = 1 << SORT_BITS;
 
 /** BVH: threads per workgroup of the build kernels, and items per thread of the bounds reduction. */
 export const BVH_WG = 256;
+/** Items per thread of the BVH build's bounds reduction. */
 export const BVH_BOUNDS_PER_THREAD = 4;
 /** BVH child pointer flag: the child is a leaf and the low 31 bits are its box index. */
 export const BVH_LEAF = 0x80000000;
@@ -133,7 +150,7 @@ export const BVH_STACK = 64;
  * ObbGpu rebuilds a set's tree instead of refitting it once the refitted tree's SAH cost (Bvh.sahCost,
  * measured by the refit) exceeds this many times the cost right after its last build: the walks'
  * work follows the SAH, and past this a refitted tree's picks cost more than the rebuild saves
- * (`bvh-refit-decay` in the bench, README "The BVH").
+ * (`bvh-refit-decay` in the bench; docs/performance.md, "Refit or rebuild by the SAH").
  */
 export const BVH_REBUILD_SAH_RATIO = 1.5;
 /** Relative and absolute padding of leaf AABBs, so the float32 AABB surely contains the float32 OBB. */

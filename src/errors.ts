@@ -109,7 +109,7 @@ export type UnavailableReason = 'no-webgpu' | 'no-adapter' | 'device-request-fai
  *
  * @example
  * try { gpu = await ObbGpu.create() } catch (e) {
- *   if (e instanceof WebGpuUnavailableError) showFallback(e.message)
+ *   if (e instanceof WebGpuUnavailableError) console.warn(e.message) // and show the page's fallback
  * }
  */
 export class WebGpuUnavailableError extends Error {

@@ -1,21 +1,25 @@
 /**
  * webgpu-obb: oriented-box collision queries in WebGPU compute shaders, with a float64 CPU
- * reference and a comparator that proves every GPU result against it.
+ * reference that proves every GPU result.
  *
- * The main entry, grouped: core types and constructors (float64, backend-independent); the GPU
- * facade `ObbGpu` and what its queries return; the comparator; the scenes; the errors; and the
- * float64 reference as the `reference` namespace (also `webgpu-obb/reference`), named so that
- * its `closestHit` cannot be mistaken for `gpu.closestHit`. The layers underneath the facade
- * (context, pipelines, bind groups, layouts, trees, the query modules) are in
- * `webgpu-obb/advanced`. test/cpu/api.test.ts keeps a snapshot of every entry's names, so a
- * change to the public surface is deliberate.
+ * The main entry holds what a user of the GPU queries needs, grouped: core types, constructors
+ * and helpers (float64, backend-independent); the GPU facade `ObbGpu`, `BoxSet`, the LiDAR
+ * sensor and what the queries take and return; the errors; and the float64 reference as the
+ * `reference` namespace (also `webgpu-obb/reference`), named so that its `closestHit` cannot be
+ * mistaken for `gpu.closestHit`. The other entries: `webgpu-obb/judge` (the comparator, its
+ * error model, the seeded and adversarial scene generators, judging result files),
+ * `webgpu-obb/lidar` (sensor presets, the Ouster metadata import, point-cloud writers),
+ * `webgpu-obb/three` (three.js), `webgpu-obb/node` (Dawn in Node) and `webgpu-obb/advanced`
+ * (the GPU building blocks under the facade). test/cpu/api.test.ts keeps a snapshot of every
+ * entry's names, so a change to the public surface is deliberate.
  *
  * @example
- * import { ObbGpu, compareClosestHits, rayArrayFrom } from 'webgpu-obb';
+ * import { ObbGpu, rayArrayFrom } from 'webgpu-obb';
+ * import { compareClosestHits, formatComparison } from 'webgpu-obb/judge';
  * const gpu = await ObbGpu.create();
  * const set = gpu.createBoxSet(boxes);
  * const hits = await gpu.closestHit(set, rays);
- * const cmp = compareClosestHits({ boxes: set.boxes, rays: rayArrayFrom(rays), origin: set.origin }, hits);
+ * console.log(formatComparison(compareClosestHits({ boxes: set.boxes, rays: rayArrayFrom(rays), origin: set.origin }, hits)));
  */
 
 // Core: types, validation, constructors, helpers.
@@ -32,12 +36,6 @@ export { MATRIX_SHEAR_TOLERANCE, obbFromAxes, obbFromMatrix, obbFromPoints, obbF
 export { obbCorners, obbEdges, obbFromAabb, obbToAabb, rayFromScreen, type ScreenRayOptions } from './core/helpers.ts';
 export { frustumPlanes, type Plane } from './core/frustum.ts';
 export { linearElevations, mountPose, type LidarDescription, type LidarPose, type LidarMotion, type BoxMotion } from './core/lidar.ts';
-export { LIDAR_PRESETS, lidarPreset, type LidarPresetSpec, type LidarPresetOptions } from './core/lidarPresets.ts';
-export { lidarFromOusterMetadata, ousterLidarToSensorPose, type OusterOptions } from './core/ouster.ts';
-export {
-  writePcd, writePly, writeKittiBin, writePointCloud, pointCloudExtension, POINT_CLOUD_FORMATS,
-  type LidarPointCloud, type PointFrame,
-} from './files/pointCloud.ts';
 export type { RaycastOptions, SatOptions, ClosestHits, AllHits, PairResults } from './core/queries.ts';
 export { GPU_MAX_COORDINATE, type RaySource } from './core/inputs.ts';
 export {
@@ -53,7 +51,7 @@ export {
 export { BoxSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
 export type { GpuClosestHits, GpuAllHits, GpuHitBuffers, RayKernelTuning } from './rays/RayQueries.ts';
 export type { GpuPairResults, GpuPairList } from './pairs/PairQueries.ts';
-export type { LidarSensor, LidarMethod, LidarOptions, LidarSweep, LidarSweepOptions, LidarSweepJob } from './lidar/LidarSensor.ts';
+export { LidarSensor, type LidarMethod, type LidarOptions, type LidarSweep, type LidarSweepOptions, type LidarSweepJob } from './lidar/LidarSensor.ts';
 export type { FrustumCuller, FrustumDraw } from './frustum/FrustumCuller.ts';
 export type { GpuContext, GpuContextOptions, GpuContextLimits, GpuLimitOverrides, AdapterSummary } from './runtime/context.ts';
 
@@ -62,19 +60,6 @@ export {
   ValidationError, CapacityError, DeviceLostError, StaleObjectError, GpuError, ShaderCompileError, WebGpuUnavailableError,
   type ItemKind, type StaleReason, type UnavailableReason,
 } from './errors.ts';
-
-// The comparator and its error model.
-export {
-  compareClosestHits, compareAnyHits, compareAllHits, comparePairs, comparePairLists, compareFrustum, formatComparison,
-  type Comparison, type CaseReport, type Verdict, type CompareOptions, type RayCompareInput, type PairCompareInput,
-  type PairListCompareInput, type FrustumCompareInput,
-} from './compare/compare.ts';
-export { compareLidarSweep, compareReturnsPerBox, type LidarCompareInput, type LidarComparison, type SweepImages } from './compare/lidar.ts';
-export { F32_UNIT_ROUNDOFF, rayDistanceBound, positionBound, satGapBound, edgeSkipBand } from './compare/errorModel.ts';
-
-// Scenes: seeded generators and the adversarial groups.
-export { mulberry32, randomBoxes, randomRays, publishedSatPairs, type Rng, type RandomBoxOptions, type RandomRayOptions } from './scenes/generate.ts';
-export { adversarialRayGroups, adversarialPairGroups, type RayCaseGroup, type PairCaseGroup } from './scenes/adversarial.ts';
 
 // The float64 reference, as a namespace (also the `webgpu-obb/reference` entry).
 export * as reference from './reference/index.ts';

@@ -8,7 +8,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-const ENTRIES = ['index.d.ts', 'advanced.d.ts', 'reference/index.d.ts', 'node/runtime.d.ts', 'three/index.d.ts', 'judge/index.d.ts'];
+const ENTRIES = ['index.d.ts', 'advanced.d.ts', 'reference/index.d.ts', 'node/runtime.d.ts', 'three/index.d.ts', 'judge/index.d.ts', 'lidar/index.d.ts'];
 
 rmSync(`${dist}types-ts5`, { recursive: true, force: true });
 cpSync(`${dist}types`, `${dist}types-ts5`, { recursive: true });

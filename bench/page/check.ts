@@ -9,7 +9,8 @@
  * reference's own diagnostics for the box or pair the peer chose, so only what the peer actually
  * answered is compared: hit box and distance, overlap decision.
  */
-import { FACE_NONE, SAT_TOLERANCE, comparePairLists, comparePairs, compareClosestHits, formatComparison, type BoxArray, type ClosestHits, type Comparison, type RayArray, type Vec3 } from '../../src/index.ts';
+import { FACE_NONE, SAT_TOLERANCE, type BoxArray, type ClosestHits, type RayArray, type Vec3 } from '../../src/index.ts';
+import { comparePairLists, comparePairs, compareClosestHits, formatComparison, type Comparison } from '../../src/judge/index.ts';
 import { makeRayObbScratch, makeSatScratch, obbObbSatAt, rayObbAt } from '../../src/reference/index.ts';
 import { HIT_FLAG_INSIDE } from '../../src/advanced.ts';
 import { BOX_F64 } from '../../src/index.ts';

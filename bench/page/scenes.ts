@@ -3,7 +3,8 @@
  * way each workload means them. Sizes change between quick and full mode; the scenes' meaning
  * (density, camera, sensor) does not.
  */
-import { BOX_F64, RAY_F64, mulberry32, publishedSatPairs, randomBoxes, type BoxArray, type RayArray } from '../../src/index.ts';
+import { BOX_F64, RAY_F64, type BoxArray, type RayArray } from '../../src/index.ts';
+import { mulberry32, publishedSatPairs, randomBoxes } from '../../src/judge/index.ts';
 
 export const SEEDS = { picking: 8101, lidar: 8102, moving: 8103, pairs: 11423 } as const;
 

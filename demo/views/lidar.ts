@@ -8,17 +8,13 @@
  * sweep for "verify on CPU".
  */
 import GUI from 'lil-gui';
-import { FACE_NONE, NO_BOX } from '../../src/constants.ts';
-import { boxArrayFrom } from '../../src/core/canonical.ts';
-import { packBoxes } from '../../src/layout/index.ts';
-import { lidarRays, linearElevations, type LidarDescription } from '../../src/reference/lidar.ts';
-import { closestHitGrid } from '../../src/reference/accel.ts';
-import { frustumPlanes } from '../../src/reference/frustum.ts';
-import type { FrustumCuller } from '../../src/frustum/FrustumCuller.ts';
-import { compareClosestHits, formatComparison } from '../../src/compare/compare.ts';
-import type { BoxSet } from '../../src/boxes/BoxSet.ts';
-import type { BoxArray } from '../../src/core/types.ts';
-import type { LidarSensor } from '../../src/lidar/LidarSensor.ts';
+import {
+  FACE_NONE, boxArrayFrom, frustumPlanes, linearElevations,
+  type BoxArray, type BoxSet, type FrustumCuller, type LidarDescription, type LidarSensor,
+} from 'webgpu-obb';
+import { NO_BOX, packBoxes } from 'webgpu-obb/advanced';
+import { closestHitGrid, lidarRays } from 'webgpu-obb/reference';
+import { compareClosestHits, formatComparison } from 'webgpu-obb/judge';
 import { fmtInt, fmtMs, nothingToVerify, uploadCity, type DemoContext, type FrameContext, type LidarInfo, type SceneInfo, type StatLine, type VerifyReport, type View } from '../app.ts';
 import { LIDAR_SEED, LIDAR_DEFAULTS } from '../config.ts';
 import { OrbitCamera, relativeTo } from '../gfx/camera.ts';

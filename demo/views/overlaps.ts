@@ -7,21 +7,16 @@
  * (orange): pairs it calls touching that an edge–edge axis separates.
  */
 import GUI from 'lil-gui';
-import { FACE_NONE, NO_BOX, SAT_AXIS_NAMES } from '../../src/constants.ts';
-import { BOX_F64, type BoxArray } from '../../src/core/types.ts';
-import { obbEdges } from '../../src/core/helpers.ts';
-import { boxAt } from '../../src/core/canonical.ts';
-import { rayFromScreen } from '../../src/core/helpers.ts';
-import { allPairsSweep } from '../../src/reference/accel.ts';
-import { comparePairLists, comparePairs, formatComparison, type Comparison } from '../../src/compare/compare.ts';
-import type { BoxSet } from '../../src/boxes/BoxSet.ts';
+import { BOX_F64, FACE_NONE, SAT_AXIS_NAMES, boxAt, obbEdges, rayFromScreen, type BoxArray, type BoxSet } from 'webgpu-obb';
+import { NO_BOX } from 'webgpu-obb/advanced';
+import { allPairsSweep } from 'webgpu-obb/reference';
+import { comparePairLists, comparePairs, formatComparison, mulberry32, type Comparison } from 'webgpu-obb/judge';
 import { fmtInt, fmtMs, nothingToVerify, RecentMedian, type DemoContext, type FrameContext, type OverlapInfo, type SceneInfo, type StatLine, type VerifyReport, type View } from '../app.ts';
 import { OVERLAP_SEED, OVERLAP_DEFAULT_SIZE } from '../config.ts';
 import { OrbitCamera } from '../gfx/camera.ts';
 import { cross, dot, normalize, project, translated, type V3 } from '../gfx/mat4.ts';
 import { Segments, type Drawable } from '../gfx/renderer.ts';
 import { boxChecksum, rgba, tumbleBoxes, tumbleScene, type TumbleScene } from '../scenes.ts';
-import { mulberry32 } from '../../src/scenes/generate.ts';
 
 
 const RED = rgba(0.93, 0.16, 0.12);

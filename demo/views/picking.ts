@@ -8,16 +8,10 @@
  * boxes, so the panel shows when an AABB picker would have chosen another box.
  */
 import GUI from 'lil-gui';
-import { FACE_NONE, HIT_FLAG_INSIDE, NO_BOX } from '../../src/constants.ts';
-import { BOX_F64, type BoxArray, type RayArray } from '../../src/core/types.ts';
-import { rayFromScreen } from '../../src/core/helpers.ts';
-import { HIT, HIT_GEOMETRY, RAY, packRays } from '../../src/layout/index.ts';
-import { closestHit } from '../../src/reference/raycast.ts';
-import { frustumPlanes } from '../../src/reference/frustum.ts';
-import type { FrustumCuller } from '../../src/frustum/FrustumCuller.ts';
-import { compareClosestHits, formatComparison } from '../../src/compare/compare.ts';
-import type { BoxSet } from '../../src/boxes/BoxSet.ts';
-import type { Bvh } from '../../src/tree/Bvh.ts';
+import { BOX_F64, FACE_NONE, frustumPlanes, rayFromScreen, type BoxArray, type BoxSet, type FrustumCuller, type RayArray } from 'webgpu-obb';
+import { HIT, HIT_FLAG_INSIDE, HIT_GEOMETRY, NO_BOX, RAY, packRays, type Bvh } from 'webgpu-obb/advanced';
+import { closestHit } from 'webgpu-obb/reference';
+import { compareClosestHits, formatComparison } from 'webgpu-obb/judge';
 import { FACE_NAMES, fmtInt, fmtMs, nothingToVerify, uploadCity, type DemoContext, type FrameContext, type PickInfo, type SceneInfo, type StatLine, type VerifyReport, type View } from '../app.ts';
 import { PICKING_SEED, PICKING_DEFAULT_SIZE } from '../config.ts';
 import { OrbitCamera, relativeTo } from '../gfx/camera.ts';

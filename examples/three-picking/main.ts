@@ -6,7 +6,7 @@
  * `window.__example` is the hook test/gpu/threeExample.test.ts drives.
  */
 import { Color, DirectionalLight, HemisphereLight, InstancedMesh, Matrix4, MeshLambertNodeMaterial, PerspectiveCamera, Quaternion, Raycaster, Scene, Vector2, Vector3, BoxGeometry, WebGPURenderer } from 'three/webgpu';
-import { mulberry32 } from 'webgpu-obb';
+import { mulberry32 } from 'webgpu-obb/judge';
 import { ThreeBoxes, obbGpuFor, type NdcRect, type SyncReport } from 'webgpu-obb/three';
 import { referenceSelect } from './verify.ts';
 

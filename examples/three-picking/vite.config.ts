@@ -2,22 +2,29 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 // The three.js picking example: served from examples/three-picking/, importing webgpu-obb as a
-// user would ('webgpu-obb', 'webgpu-obb/three'), resolved here to the repository's sources.
-// `npx vite --config examples/three-picking/vite.config.ts` serves it on localhost;
+// user would, through its package entries only ('webgpu-obb', 'webgpu-obb/three', …; a lint rule
+// forbids src/ paths), resolved here to the entries' sources (the same map as tsconfig.json's
+// `paths`). `npx vite --config examples/three-picking/vite.config.ts` serves it on localhost;
 // test/gpu/threeExample.test.ts builds and drives it.
 const root = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Each package entry and its source (package.json `exports`). */
+const ENTRIES: Record<string, string> = {
+  'webgpu-obb': 'src/index.ts',
+  'webgpu-obb/advanced': 'src/advanced.ts',
+  'webgpu-obb/reference': 'src/reference/index.ts',
+  'webgpu-obb/judge': 'src/judge/index.ts',
+  'webgpu-obb/lidar': 'src/lidar/index.ts',
+  'webgpu-obb/three': 'src/three/index.ts',
+};
 
 export default defineConfig({
   root,
   base: './',
   cacheDir: `${repo}node_modules/.vite/three-picking`,
   resolve: {
-    alias: [
-      { find: /^webgpu-obb\/three$/, replacement: `${repo}src/three/index.ts` },
-      { find: /^webgpu-obb\/reference$/, replacement: `${repo}src/reference/index.ts` },
-      { find: /^webgpu-obb$/, replacement: `${repo}src/index.ts` },
-    ],
+    alias: Object.entries(ENTRIES).map(([entry, file]) => ({ find: new RegExp(`^${entry}$`), replacement: `${repo}${file}` })),
   },
   server: { host: 'localhost', fs: { allow: [repo] } },
   preview: { host: 'localhost' },

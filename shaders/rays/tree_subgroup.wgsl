@@ -3,7 +3,7 @@
 // adapters whose devices have subgroups (RayKernelTuning.subgroupWalk; the host compiles this
 // module only on such a device).
 // Why: on a CPU adapter a SIMD group runs every instruction of a loop's body on every iteration,
-// masked off or not (docs/design.md, WebGPU / WGSL traps), and bvhClosestHit's step holds a box
+// masked off or not (docs/design.md, "WebGPU / WGSL traps"), and bvhClosestHit's step holds a box
 // test that about one step in seven needs. Here the loop steps records only, until some lane of
 // the subgroup meets a leaf or ends its walk (subgroupAny); then the leaves met are tested and the
 // lanes whose walks are over store their hits and take their next rays, and the loop goes on.

@@ -325,6 +325,7 @@ export class BoxSet {
     return this.boxVersion;
   }
 
+  /** Bumped when the boxes were replaced, re-based or re-created (see {@link BoxSet.version}). */
   get shapeVersion(): number {
     return this.shapeVersionValue;
   }
@@ -369,7 +370,7 @@ export class BoxSet {
    * the set as it was. A tree over the set refits, as after `update`.
    *
    * @example
-   * await set.updateIndices([7, 3, 1204], [box7, box3, box1204]);
+   * await set.updateIndices([7, 3, 1204], boxes); // boxes[k] replaces box [7, 3, 1204][k]
    */
   async updateIndices(indices: Uint32Array | readonly number[], boxes: BoxSource): Promise<void> {
     const op = 'BoxSet.updateIndices';
@@ -502,7 +503,7 @@ export class BoxSet {
    * box would lie beyond `GPU_MAX_COORDINATE` (src/core/inputs.ts) of the new origin.
    *
    * @example
-   * await set.rebase(vehiclePosition); // then cast the vehicle's LiDAR rays
+   * await set.rebase([52_000, -8_300, 0]); // the vehicle's position; then cast its LiDAR rays
    */
   async rebase(origin?: Vec3): Promise<void> {
     this.assertUsable('BoxSet.rebase');

@@ -1209,7 +1209,7 @@ export function compareFrustum(input: FrustumCompareInput, gpuVisible: Uint32Arr
  * A printable report of one comparison.
  *
  * @example
- * console.log(formatComparison(cmp));
+ * console.log(formatComparison(comparison));
  * // closestHit: 100000 cases — 99998 agree, 2 ambiguous (grazing-edge 2), 0 mismatch; worst |Δ|/bound 0.03
  */
 export function formatComparison(c: Comparison, maxCases = 5): string {

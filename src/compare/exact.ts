@@ -98,7 +98,8 @@ function ctz32(v: number): number {
  * Whether `x` is exactly representable in format `f` as zero or a normal number.
  *
  * @example
- * representable(0.1, F32) // false; representable(0.375, F32) // true
+ * const f32 = formatOfRoundoff(2 ** -24)!;
+ * representable(0.1, f32) // false; representable(0.375, f32) // true
  */
 export function representable(x: number, f: FloatFormat): boolean {
   if (x === 0) {
@@ -137,7 +138,8 @@ export function exactMul(a: number, b: number, f: FloatFormat): number {
  * sum that some order could round). Zeros drop out.
  *
  * @example
- * exactSum([1, -1, 0.5], F32) // 0.5; exactSum([2 ** 30, 1], F32) // NaN
+ * const f32 = formatOfRoundoff(2 ** -24)!;
+ * exactSum([1, -1, 0.5], f32) // 0.5; exactSum([2 ** 30, 1], f32) // NaN
  */
 export function exactSum(terms: readonly number[], f: FloatFormat): number {
   let low = Infinity;
@@ -251,7 +253,7 @@ export interface RaySlabExactness {
  * slab test decides by, exact or NaN.
  *
  * @example
- * const e = raySlabExactness(boxes.data, 0, rays.data, 0, [0, 0, 0], F32);
+ * const e = raySlabExactness(boxes.data, 0, rays.data, 0, [0, 0, 0], formatOfRoundoff(2 ** -24)!);
  * Number.isNaN(e.slack[1]) // false: the ray's y-slab slack is exact
  */
 export function raySlabExactness(
@@ -307,7 +309,7 @@ export interface SatExactness {
  * records) for format `f`, positions re-based to `origin`.
  *
  * @example
- * satExactness(boxes.data, 0, boxes.data, 1, [0, 0, 0], F32).gap[0] // 0.5 for unit cubes 2.5 apart on x
+ * satExactness(boxes.data, 0, boxes.data, 1, [0, 0, 0], formatOfRoundoff(2 ** -24)!).gap[0] // 0.5 for unit cubes 2.5 apart on x
  */
 export function satExactness(
   a: Float64Array, ia: number, b: Float64Array, ib: number, origin: readonly [number, number, number], f: FloatFormat,

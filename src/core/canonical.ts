@@ -8,7 +8,7 @@
  * the very functions the bulk loops call, so both paths accept the same inputs, produce
  * bit-identical output and report errors with the same wording.
  *
- * Rules (DESIGN.md, "Validation"): every number finite; half extents ≥ 0 (0 is a legal flat
+ * Rules (docs/design.md, "Semantics"): every number finite; half extents ≥ 0 (0 is a legal flat
  * box); axes unit and pairwise orthogonal within {@link AXIS_TOLERANCE}, either handedness;
  * quaternion non-zero; ray direction non-zero; `maxDistance` ≥ 0 or +∞.
  *
@@ -34,7 +34,9 @@ const { STRIDE: RS, ORIGIN, DIR, MAX } = RAY_F64;
  * Options of {@link validateBoxArray}.
  *
  * @example
- * validateBoxArray(raw, n, { out: scratch }) // reuse a Float64Array(15 n) every frame
+ * declare const raw: Float64Array; // n boxes from a loader, every frame
+ * const scratch = new Float64Array(BOX_F64.STRIDE * n); // reused every frame
+ * validateBoxArray(raw, n, { out: scratch })
  */
 export interface ValidateBoxOptions {
   /**
@@ -56,7 +58,9 @@ export interface ValidateBoxOptions {
  * Options of {@link validateRayArray}; `out` works as in {@link ValidateBoxOptions}.
  *
  * @example
- * validateRayArray(lidarSweep, n, { out: rayScratch })
+ * declare const raw: Float64Array; // n rays, every frame
+ * const rayScratch = new Float64Array(RAY_F64.STRIDE * n);
+ * validateRayArray(raw, n, { out: rayScratch })
  */
 export interface ValidateRayOptions {
   readonly out?: Float64Array;
@@ -536,6 +540,7 @@ export function setBox(arr: BoxArray, i: number, obb: Obb): void {
  * the reference's one-box queries write their scratch records with it).
  *
  * @example
+ * const scratch = new Float64Array(BOX_F64.STRIDE);
  * writeBoxRecord(scratch, 0, toObb(box));
  */
 export function writeBoxRecord(data: Float64Array, i: number, obb: Obb): void {
@@ -592,8 +597,9 @@ export function rayAt(arr: RayArray, i: number): RayN {
  * the first bad box, naming its index; nothing is returned half-filled.
  *
  * @example
- * const boxes = boxArrayFrom(scene.boxes) // scene parsed from JSON
- * boxes.count === scene.boxes.length
+ * const input = JSON.parse(text) as { boxes: BoxInput[] };
+ * const boxes = boxArrayFrom(input.boxes)
+ * boxes.count === input.boxes.length
  */
 export function boxArrayFrom(boxes: readonly BoxInput[]): BoxArray {
   if (!Array.isArray(boxes)) {

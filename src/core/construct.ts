@@ -21,7 +21,7 @@ import { addScaled, cross, dot, length, normalize, perpendicular, scale, sub } f
  *
  * @example
  * // Columns (1, 0, 0) and (0.2, 1, 0): |cos| ≈ 0.196 > MATRIX_SHEAR_TOLERANCE → ValidationError
- * obbFromMatrix([1, 0, 0, 0, 0.2, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], aabb) // throws "matrix has shear (…)"
+ * obbFromMatrix([1, 0, 0, 0, 0.2, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], { min: [-1, -1, -1], max: [1, 1, 1] }) // throws "matrix has shear (…)"
  */
 export const MATRIX_SHEAR_TOLERANCE = AXIS_TOLERANCE;
 

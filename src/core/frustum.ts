@@ -16,6 +16,7 @@ export type Plane = readonly [nx: number, ny: number, nz: number, d: number];
  * near plane is z ≥ 0, in WebGL's (`clipSpace: 'webgl'`, z in [−w, w]) it is z ≥ −w.
  *
  * @example
+ * import { WebGLCoordinateSystem } from 'three';
  * const planes = frustumPlanes(viewProj);
  * const fromThree = frustumPlanes(viewProj, { clipSpace: camera.coordinateSystem === WebGLCoordinateSystem ? 'webgl' : 'webgpu' });
  */

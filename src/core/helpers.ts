@@ -64,7 +64,7 @@ export function obbCorners(obb: Obb): Vec3[] {
  * each i with bit k clear), so an edge along axis k has length 2 h_k.
  *
  * @example
- * for (const [a, b] of obbEdges(box)) drawLine(a, b)
+ * for (const [a, b] of obbEdges(toObb(box))) console.log(a, b) // or draw the line a–b
  */
 export function obbEdges(obb: Obb): [Vec3, Vec3][] {
   const c = obbCorners(obb);
@@ -120,7 +120,7 @@ export function obbFromAabb(aabb: Aabb): Obb {
  * Options of {@link rayFromScreen}.
  *
  * @example
- * rayFromScreen(x, y, w, h, invViewProj, { reversedZ: true })
+ * rayFromScreen(400, 300, 800, 600, invViewProj, { reversedZ: true }) // the centre of an 800 × 600 canvas
  */
 export interface ScreenRayOptions {
   /**

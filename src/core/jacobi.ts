@@ -14,6 +14,7 @@ import type { Vec3 } from './types.ts';
  * Result of {@link symmetricEigen3}: `vectors[k]` is the unit eigenvector of `values[k]`.
  *
  * @example
+ * const covariance = [2, 1, 0, 1, 2, 0, 0, 0, 5] // 3 × 3, row-major
  * const { values, vectors } = symmetricEigen3(covariance)
  * const mainAxis = vectors[0] // direction of the largest variance, values[0]
  */

@@ -187,6 +187,7 @@ function beamOffsetMm(l: Layout): number {
  * @example
  * const meta = JSON.parse(await (await fetch('/os1-64.json')).text());
  * const desc = lidarFromOusterMetadata(meta, { maxRange: 120, minRange: 0.8 });
+ * declare const vehiclePose: LidarPose, sensorOnVehicle: LidarPose; // the vehicle in the world, the sensor's mount on it
  * const pose = mountPose(vehiclePose, mountPose(sensorOnVehicle, ousterLidarToSensorPose(meta)));
  */
 export function lidarFromOusterMetadata(json: unknown, options: OusterOptions = {}): LidarDescription {
@@ -278,7 +279,7 @@ function matrixQuat(m: readonly number[]): Quat {
  * rigid transform.
  *
  * @example
- * ousterLidarToSensorPose(meta) // OS1: { origin: [0, 0, 0.03618], rotation: [0, 0, 1, 0] } (180° about z)
+ * ousterLidarToSensorPose(JSON.parse(text)) // OS1: { origin: [0, 0, 0.03618], rotation: [0, 0, 1, 0] } (180° about z)
  */
 export function ousterLidarToSensorPose(json: unknown): LidarPose {
   const meta = root(json);

@@ -41,7 +41,7 @@ export interface AllHits {
 export interface SatOptions {
   /** Contact tolerance in world units: `overlap = gap <= tolerance` (default 1e-6). */
   readonly tolerance?: number;
-  /** Test the six face axes only (never the final answer; see DESIGN.md). */
+  /** Test the six face axes only (never the final answer; see docs/design.md, "Semantics"). */
   readonly faceOnly?: boolean;
 }
 

@@ -51,8 +51,9 @@
  * +x, elevation toward +z, so +y is then left).
  *
  * @example
+ * import { writeFile } from 'node:fs/promises'; // in Node
  * const bytes = writePcd(cloud, { frame: 'world' }); // PCD with float64 x y z
- * await fs.writeFile(`sweep${pointCloudExtension('pcd')}`, bytes); // in Node
+ * await writeFile(`sweep${pointCloudExtension('pcd')}`, bytes);
  */
 
 /**
@@ -106,6 +107,7 @@ export interface PointCloudOptions {
  * The formats {@link writePointCloud} writes.
  *
  * @example
+ * const files: Partial<Record<PointCloudFormat, Uint8Array>> = {};
  * for (const format of POINT_CLOUD_FORMATS) files[format] = writePointCloud(format, cloud);
  */
 export const POINT_CLOUD_FORMATS = ['pcd', 'ply', 'kitti'] as const;
@@ -235,9 +237,10 @@ function writeRecords(view: DataView, start: number, cloud: LidarPointCloud, ray
  * when the cloud's arrays do not fit `channels × columns`.
  *
  * @example
+ * import { PCDLoader } from 'three/addons/loaders/PCDLoader.js';
  * const pcd = writePcd(cloud); // sensor frame
  * const world = writePcd(cloud, { frame: 'world' });
- * new PCDLoader().parse(pcd.buffer); // three.js reads x y z, intensity and label
+ * new PCDLoader().parse(pcd.slice().buffer); // three.js reads x y z, intensity and label
  */
 export function writePcd(cloud: LidarPointCloud, options?: PointCloudOptions): Uint8Array {
   const n = checkCloud(cloud);
@@ -270,10 +273,11 @@ export function writePcd(cloud: LidarPointCloud, options?: PointCloudOptions): U
  * `channels × columns`.
  *
  * @example
+ * import { PLYLoader } from 'three/addons/loaders/PLYLoader.js';
  * const ply = writePly(cloud, { frame: 'world' });
- * const loader = new PLYLoader(); // three.js
+ * const loader = new PLYLoader();
  * loader.setCustomPropertyNameMapping({ label: ['label'] });
- * loader.parse(ply.buffer).getAttribute('label'); // Int32 box ids
+ * loader.parse(ply.slice().buffer).getAttribute('label'); // Int32 box ids
  */
 export function writePly(cloud: LidarPointCloud, options?: PointCloudOptions): Uint8Array {
   const n = checkCloud(cloud);
@@ -353,8 +357,9 @@ export function pointCloudExtension(format: PointCloudFormat): '.pcd' | '.ply' |
  * with `'kitti'` throws a RangeError, as does an unknown format.
  *
  * @example
+ * import { writeFileSync } from 'node:fs';
  * for (const format of POINT_CLOUD_FORMATS) {
- *   save(`sweep${pointCloudExtension(format)}`, writePointCloud(format, cloud));
+ *   writeFileSync(`sweep${pointCloudExtension(format)}`, writePointCloud(format, cloud));
  * }
  */
 export function writePointCloud(format: PointCloudFormat, cloud: LidarPointCloud, options?: PointCloudOptions): Uint8Array {

@@ -10,8 +10,9 @@
  * Browser- and Node-safe.
  *
  * @example
+ * import { writeFile } from 'node:fs/promises'; // in Node
  * const { manifest, files } = caseFiles({ seed: 7, size: 'quick' });
- * for (const f of files) await writeFile(join(dir, f.name), f.text);
+ * for (const f of files) await writeFile(`cases/${f.name}`, f.text);
  */
 import { BOX_F64, RAY_F64, type BoxArray, type BoxAxesInput, type Ray, type RayArray, type Vec3 } from '../core/types.ts';
 import { adversarialPairGroups, adversarialRayGroups, exactPairGroups, exactRayGroups } from '../scenes/adversarial.ts';

@@ -14,6 +14,7 @@
  * Browser- and Node-safe.
  *
  * @example
+ * import { writeFile } from 'node:fs/promises'; // in Node
  * await writeFile('judge.html', htmlReport(groups, { title: 'my kernel' }));
  */
 import { FACE_NONE, SAT_AXIS_NAMES } from '../constants.ts';

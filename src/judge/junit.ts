@@ -6,6 +6,7 @@
  * Browser- and Node-safe.
  *
  * @example
+ * import { writeFile } from 'node:fs/promises'; // in Node
  * await writeFile('judge.xml', junitReport([{ name: 'rays/grazing-edges', comparison }]));
  */
 import { FACE_NONE, SAT_AXIS_NAMES } from '../constants.ts';

@@ -1,7 +1,7 @@
 /**
- * Reading a result file written by any implementation (docs/design.md, "Scene and result
- * files") against the scene it answers, strictly: every entry present, of the right shape and
- * in range, or a {@link ResultError} naming the first one that is not (`rays[17].t is not a
+ * Reading a result file written by any implementation (docs/design.md, "Scene and result files")
+ * against the scene it answers, strictly: every entry present, of the right shape and in range,
+ * or a {@link ResultError} naming the first one that is not (`rays[17].t is not a
  * number`). What comes out is the typed form the comparator reads: per ray the box, t, the face
  * its normal names and the inside flag; per pair the overlap, gap and axis; the all-pairs list
  * flat and sorted.
@@ -385,6 +385,7 @@ export function parseResult(json: unknown, scene: Scene): ParsedResult {
  * Parses result-file text; JSON syntax errors become a {@link ResultError} too.
  *
  * @example
+ * import { readFile } from 'node:fs/promises'; // in Node
  * parseResultText(await readFile('result.json', 'utf8'), scene)
  */
 export function parseResultText(text: string, scene: Scene): ParsedResult {

@@ -6,26 +6,39 @@
 import { F32_MAX, NO_BOX } from '../constants.ts';
 import { BOX_F64, RAY_F64, type BoxArray, type RayArray, type Vec3 } from '../core/types.ts';
 
+/** Byte offsets and size of WGSL struct `Obb`. */
 export const OBB = { SIZE: 48, CENTER: 0, HX: 12, U: 16, HY: 28, V: 32, HZ: 44 } as const;
+/** Byte offsets and size of WGSL struct `Ray`. */
 export const RAY = { SIZE: 48, ORIGIN: 0, MAX_DISTANCE: 12, DIRECTION: 16, MASK: 28, EXCLUDE: 32 } as const;
+/** Byte offsets and size of WGSL struct `Hit`. */
 export const HIT = { SIZE: 16, T: 0, BOX: 4, FACE: 8, FLAGS: 12 } as const;
+/** Byte offsets and size of WGSL struct `HitGeometry`. */
 export const HIT_GEOMETRY = { SIZE: 32, POINT: 0, T: 12, NORMAL: 16, BOX: 28 } as const;
+/** Byte offsets and size of WGSL struct `HitRecord`. */
 export const HIT_RECORD = { SIZE: 16, RAY: 0, BOX: 4, T: 8, FACE_FLAGS: 12 } as const;
+/** Byte offsets and size of WGSL struct `PairResult`. */
 export const PAIR_RESULT = { SIZE: 12, GAP: 0, AXIS: 4, OVERLAP: 8 } as const;
+/** Byte offsets and size of WGSL struct `RayParams`. */
 export const RAY_PARAMS = { SIZE: 16, RAY_COUNT: 0, BOX_COUNT: 4, FLAGS: 8, CAPACITY: 12 } as const;
+/** Byte offsets and size of WGSL struct `PairParams`. */
 export const PAIR_PARAMS = {
   SIZE: 48, OFFSET_B: 0, TOLERANCE: 12, COUNT_A: 16, COUNT_B: 20, PAIR_COUNT: 24, FLAGS: 28, CAPACITY: 32,
 } as const;
 
+/** Byte offsets and size of WGSL struct `BvhNode`. */
 export const BVH_NODE = { SIZE: 32, MIN: 0, LEFT: 12, MAX: 16, RIGHT: 28 } as const;
+/** Byte offsets and size of WGSL struct `BvhParams`. */
 export const BVH_PARAMS = { SIZE: 8, COUNT: 0, PARTIALS: 4 } as const;
+/** Byte offsets and size of WGSL struct `LidarParams`. */
 export const LIDAR_PARAMS = {
   SIZE: 96, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60, MIN_RANGE: 64, OFFSET_MIN: 68, OFFSET_MAX: 72, FLAGS: 76, SPAN: 80, BEAM_OFFSET: 84, MOVING: 88, CHUNK_WIDTH: 92,
 } as const;
 export const LIDAR_SWEEP_PARAMS = {
   SIZE: 32, CHANNELS: 0, AZIMUTHS: 4, MASK: 8, MOVING_COUNT: 12, MIN_RANGE: 16, MAX_RANGE: 20, PAD0: 24, PAD1: 28,
 } as const;
+/** Byte offsets and size of WGSL struct `FrustumParams`. */
 export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
+/** Byte offsets and size of WGSL struct `GridParams`. */
 export const GRID_PARAMS = { SIZE: 48, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28, REACH: 32 } as const;
 export const SCATTER_PARAMS = { SIZE: 4, COUNT: 0 } as const;
 
@@ -88,7 +101,7 @@ export interface RayPackOptions {
  * An infinite max distance becomes F32_MAX (the GPU never sees an infinity).
  *
  * @example
- * device.queue.writeBuffer(rayBuffer, 0, packRays(rays, set.origin));
+ * device.queue.writeBuffer(buffer, 0, packRays(rays, set.origin));
  */
 export function packRays(rays: RayArray, origin: Vec3 = [0, 0, 0], options: RayPackOptions = {}): ArrayBuffer {
   const stride = RAY.SIZE / 4;

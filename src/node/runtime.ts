@@ -29,7 +29,7 @@
  * `GPU` per process and keeps it in a module variable for the life of the process. With that
  * reference held, repeated dispatch + readback, many concurrent `mapAsync`, forced GCs, dropped
  * adapters, devices dropped without `destroy()`, and exit with work in flight were all stable
- * (README, "Node", has the numbers).
+ * (docs/performance.md, "Dawn in Node: what crashed", has the numbers).
  *
  * @example
  * import { createNodeGpu } from 'webgpu-obb/node';
@@ -89,6 +89,7 @@ export class NodeGpuUnavailableError extends Error {
  * const gpu = await createNodeGpu({ webgpu: await import('webgpu') });
  */
 export interface DawnModule {
+  /** Creates Dawn's `GPU` (the `navigator.gpu` of Node) with Dawn's options (`backend=…`, toggles). */
   create(options: string[]): GPU;
   readonly globals: object;
 }
@@ -135,7 +136,9 @@ export interface VulkanProbe {
   /** `process.platform`. */
   readonly platform: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether `path` is a file. */
   readonly isFile: (path: string) => boolean;
+  /** The names in directory `path`; none when it is not one. */
   readonly listDir: (path: string) => readonly string[];
   /** Whether `dlopen(nameOrPath)` succeeds; a by-name check searches the system's library paths. */
   readonly canLoad: (nameOrPath: string) => boolean;

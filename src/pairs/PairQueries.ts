@@ -123,7 +123,7 @@ function flatPairs(pairs: Uint32Array | readonly (readonly [number, number])[]):
  * @example
  * const pq = new PairQueries(ctx);
  * const r = await pq.obbPairs(set, [[0, 1]]);
- * r.overlap[0], r.gap[0], SAT_AXIS_NAMES[r.axis[0]]
+ * console.log(r.overlap[0], r.gap[0], SAT_AXIS_NAMES[r.axis[0]!])
  */
 export class PairQueries {
   readonly pool: BufferPool;

@@ -67,6 +67,7 @@ export interface GpuHitBuffers {
   readonly count: number;
   /** The floating origin the positions in `geometry` are relative to. */
   readonly origin: readonly [number, number, number];
+  /** Destroys both buffers. */
   destroy(): void;
 }
 
@@ -131,6 +132,28 @@ interface RayOutputs {
   closestHit: { readonly hits: GPUBuffer; readonly geometry: GPUBuffer; readonly walkCounts?: GPUBuffer };
   anyHit: { readonly anyFlags: GPUBuffer };
   allHits: { readonly records: GPUBuffer; readonly counter: GPUBuffer; readonly anyFlags?: GPUBuffer };
+}
+
+/** One dispatch of a ray query's kernel, as recorder and dispatch take it. */
+interface RayDispatch<Q extends RayQuery> {
+  readonly query: Q;
+  readonly set: BoxSet;
+  /** The RAY_PARAMS uniform. */
+  readonly params: GPUBuffer;
+  /** The RAY_OPT_* flags the params hold (they pick the kernel's constants). */
+  readonly flags: number;
+  /** `Ray` records, positions relative to `set.origin`. */
+  readonly rays: GPUBuffer;
+  readonly rayCount: number;
+  /** The query's outputs, bound by their WGSL names. */
+  readonly outputs: RayOutputs[Q];
+  readonly timestampWrites?: GPUComputePassTimestampWrites | undefined;
+  /** The operation error scopes and labels name (default: `query`). */
+  readonly operation?: string | undefined;
+  /** Walk this tree instead of every box. */
+  readonly walk?: TreeWalk | undefined;
+  /** Record into this encoder (the caller submits); without it, dispatch submits alone. */
+  readonly encoder?: GPUCommandEncoder | undefined;
 }
 
 const STORAGE_IN = BufferUsage.STORAGE | BufferUsage.COPY_DST;
@@ -320,8 +343,7 @@ export class RayQueries {
    * `label` names.
    */
   private async recorder<Q extends RayQuery>(
-    query: Q, set: BoxSet, params: GPUBuffer, flags: number, rays: GPUBuffer, rayCount: number,
-    outputs: RayOutputs[Q], timestampWrites?: GPUComputePassTimestampWrites, operation: string = query, walk?: TreeWalk,
+    { query, set, params, flags, rays, rayCount, outputs, timestampWrites, operation = query, walk }: RayDispatch<Q>,
   ): Promise<{ readonly label: string; record(encoder: GPUCommandEncoder): void }> {
     const counting = walk !== undefined && 'walkCounts' in outputs;
     const kernelName: KernelName = counting ? 'bvhClosestHitCounts' : walk ? this.treeKernel(query) : query;
@@ -351,14 +373,11 @@ export class RayQueries {
    * Records one dispatch of a ray query's kernel into `encoder` under its own error scope, or
    * submits it alone without one.
    */
-  private async dispatch<Q extends RayQuery>(
-    query: Q, set: BoxSet, params: GPUBuffer, flags: number, rays: GPUBuffer, rayCount: number,
-    outputs: RayOutputs[Q], encoder?: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites,
-    operation: string = query, walk?: TreeWalk,
-  ): Promise<void> {
-    const { label, record } = await this.recorder(query, set, params, flags, rays, rayCount, outputs, timestampWrites, operation, walk);
+  private async dispatch<Q extends RayQuery>(d: RayDispatch<Q>): Promise<void> {
+    const { label, record } = await this.recorder(d);
+    const { encoder } = d;
     await this.ctx.scoped(label, () => {
-      const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${query}` });
+      const enc = encoder ?? this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:${d.query}` });
       record(enc);
       if (encoder === undefined) {
         this.ctx.device.queue.submit([enc.finish()]);
@@ -371,7 +390,7 @@ export class RayQueries {
    *
    * @example
    * const hits = await rq.closestHit(set, rays, { geometry: true });
-   * if (hits.box[0] >= 0) console.log(hits.t[0], hits.point?.subarray(0, 3), hits.normal?.subarray(0, 3));
+   * if (hits.box[0]! >= 0) console.log(hits.t[0], hits.point?.subarray(0, 3), hits.normal?.subarray(0, 3));
    */
   async closestHit(set: BoxSet, source: RaySource, options: GpuRayOptions & { readonly geometry?: boolean } = {}): Promise<GpuClosestHits> {
     const given = this.prepare('closestHit', set, source, options, options.geometry ? RAY_OPT_GEOMETRY : 0);
@@ -394,7 +413,7 @@ export class RayQueries {
       try {
         // The kernel and the copies of its results in one submission, started in this turn, under
         // one error scope: readbackParts records the kernel into its own encoder, first.
-        const kernel = await this.recorder('closestHit', set, params, flags, rays, n, { hits, geometry }, undefined, op, walk);
+        const kernel = await this.recorder({ query: 'closestHit', set, params, flags, rays, rayCount: n, outputs: { hits, geometry }, operation: op, walk });
         const reads = this.ctx.readbackParts([
           { source: hits, size: n * HIT.SIZE },
           { source: geometry, size: options.geometry ? n * HIT_GEOMETRY.SIZE : 0 },
@@ -431,8 +450,9 @@ export class RayQueries {
    * (what bvhWalkCounts in src/tree/quality.ts counts in float64).
    *
    * @example
-   * const c = await rq.walkCounts(set, rays, await gpu.bvhOf(set));
-   * c.nodes[0], c.boxTests[0], c.box[0]
+   * const tree = await gpu.bvhOf(set); // undefined for fewer than two boxes
+   * const c = await rq.walkCounts(set, rays, tree!);
+   * console.log(c.nodes[0], c.boxTests[0], c.box[0]);
    */
   async walkCounts(set: BoxSet, source: RaySource, tree: Bvh): Promise<{ nodes: Uint32Array; boxTests: Uint32Array; box: Int32Array }> {
     const op = 'walkCounts';
@@ -455,7 +475,7 @@ export class RayQueries {
       const all = [params, rays, hits, geometry, walkCounts, walk.overflow];
       try {
         // As closestHit: the kernel recorded inside the readback's error scope.
-        const kernel = n > 0 ? await this.recorder('closestHit', set, params, flags, rays, n, { hits, geometry, walkCounts }, undefined, op, walk) : undefined;
+        const kernel = n > 0 ? await this.recorder({ query: 'closestHit', set, params, flags, rays, rayCount: n, outputs: { hits, geometry, walkCounts }, operation: op, walk }) : undefined;
         const reads = this.ctx.readbackParts([{ source: hits, size: n * HIT.SIZE }, { source: walkCounts, size: n * 8 }], kernel?.label ?? op, epoch, undefined, kernel?.record);
         return { all, reads };
       } catch (error) {
@@ -480,8 +500,9 @@ export class RayQueries {
    * Closest hits left on the GPU (hits and world-relative geometry), for the caller's next pass.
    *
    * @example
-   * const out = await rq.closestHitBuffers(set, [mouseRay]);
-   * renderPass.setBindGroup(1, device.createBindGroup({ layout, entries: [{ binding: 0, resource: { buffer: out.geometry } }] }));
+   * declare const pipeline: GPURenderPipeline; // yours, reading HitGeometry records in group 1
+   * const out = await rq.closestHitBuffers(set, [rayFromScreen(400, 300, 800, 600, invViewProj)]); // the ray under the mouse
+   * renderPass.setBindGroup(1, device.createBindGroup({ layout: pipeline.getBindGroupLayout(1), entries: [{ binding: 0, resource: { buffer: out.geometry } }] }));
    */
   async closestHitBuffers(set: BoxSet, source: RaySource, options: GpuRayOptions = {}): Promise<GpuHitBuffers> {
     const prep = this.prepare('closestHitBuffers', set, source, options, RAY_OPT_GEOMETRY);
@@ -499,7 +520,7 @@ export class RayQueries {
           // Results stay on the GPU, so a BVH stack overflow (never expected: the stack holds the
           // tree's height bound) cannot be patched here; it is flagged in each Hit's flags
           // (HIT_FLAG_OVERFLOW) for the caller to see.
-          await this.dispatch('closestHit', set, params, flags, rays, n, { hits, geometry }, undefined, undefined, 'closestHitBuffers', walk);
+          await this.dispatch({ query: 'closestHit', set, params, flags, rays, rayCount: n, outputs: { hits, geometry }, operation: 'closestHitBuffers', walk });
         }
       } catch (error) {
         ctx.destroyBuffer(hits);
@@ -527,6 +548,7 @@ export class RayQueries {
    * (`Ray` records, positions relative to `set.origin`). The caller submits and owns every buffer.
    *
    * @example
+   * declare const rayBuffer: GPUBuffer, hitBuffer: GPUBuffer, geometryBuffer: GPUBuffer; // yours: Ray in, Hit and HitGeometry out
    * const enc = device.createCommandEncoder();
    * await rq.encodeClosestHit(enc, set, rayBuffer, 1, hitBuffer, geometryBuffer);
    * // … a render pass reading geometryBuffer …
@@ -567,7 +589,7 @@ export class RayQueries {
     }
     const params = this.encodedParams(rayCount, set.count, flags);
     const walk = options.tree ? { bvh: options.tree, overflow: this.encodedOverflow() } : undefined;
-    await this.dispatch('closestHit', set, params, flags, rays, rayCount, { hits, geometry }, encoder, options.timestampWrites, op, walk);
+    await this.dispatch({ query: 'closestHit', set, params, flags, rays, rayCount, outputs: { hits, geometry }, encoder, timestampWrites: options.timestampWrites, operation: op, walk });
   }
 
   /** The overflow counter of BVH dispatches in callers' encoders (never read: hits carry the flag). */
@@ -608,7 +630,7 @@ export class RayQueries {
    * Whether each ray hits any box (1) or none (0).
    *
    * @example
-   * const occluded = await rq.anyHit(set, shadowRays);
+   * const occluded = await rq.anyHit(set, rays); // shadow rays toward a light: 1 = in shadow
    */
   async anyHit(set: BoxSet, source: RaySource, options: GpuRayOptions = {}): Promise<Uint8Array> {
     const given = this.prepare('anyHit', set, source, options);
@@ -628,7 +650,7 @@ export class RayQueries {
       const all = walk ? [params, rays, flags, walk.overflow] : [params, rays, flags];
       try {
         // As closestHit: the kernel and the copy of its flags in one submission.
-        const kernel = await this.recorder('anyHit', set, params, rayFlags, rays, n, { anyFlags: flags }, undefined, 'anyHit', walk);
+        const kernel = await this.recorder({ query: 'anyHit', set, params, flags: rayFlags, rays, rayCount: n, outputs: { anyFlags: flags }, walk });
         const reads = this.ctx.readbackParts([{ source: flags, size: n * 4 }], kernel.label, epoch, undefined, kernel.record);
         return { all, reads, snapshot: walk ? snapshotOf(set, prep.options) : undefined };
       } catch (error) {
@@ -680,7 +702,7 @@ export class RayQueries {
             const perRay = walk ? this.pool.acquire(n * 4, STORAGE_OUT, 'all-hits-overflow') : undefined;
             try {
               if (n > 0) {
-                await this.dispatch('allHits', set, params, flags, rays, n, perRay ? { anyFlags: perRay, records, counter } : { records, counter }, undefined, undefined, op, walk);
+                await this.dispatch({ query: 'allHits', set, params, flags, rays, rayCount: n, outputs: perRay ? { anyFlags: perRay, records, counter } : { records, counter }, operation: op, walk });
               }
               // A BVH walk that overflowed its stack (never expected) makes the whole list
               // suspect: answer by brute force instead, on the same data (still this turn).

@@ -29,6 +29,7 @@ function projectCorners(box: Obb, axis: Vec3): [number, number] {
  * here): positive when the intervals are apart, negative by the overlap length otherwise.
  *
  * @example
+ * declare const a: Obb, b: Obb;
  * cornerProjectionGap(a, b, satAxis(a, b, 11)) // ≈ obbObbSat(a, b).gap when A1xB2 separates
  */
 export function cornerProjectionGap(a: Obb, b: Obb, axis: Vec3): number {

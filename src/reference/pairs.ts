@@ -21,7 +21,7 @@ function makePairResults(n: number): { count: number; overlap: Uint8Array; gap: 
  *
  * @example
  * const r = obbPairs(boxArrayFrom(boxes), new Uint32Array([0, 1]));
- * r.overlap[0], r.gap[0], SAT_AXIS_NAMES[r.axis[0]]
+ * console.log(r.overlap[0], r.gap[0], SAT_AXIS_NAMES[r.axis[0]!])
  */
 export function obbPairs(boxes: BoxArray, pairs: Uint32Array, options: SatOptions = {}): PairResults {
   checkPairs(pairs, boxes.count, boxes.count);
@@ -43,7 +43,7 @@ export function obbPairs(boxes: BoxArray, pairs: Uint32Array, options: SatOption
  * One box (A) against every box of a set (B); results per box of the set.
  *
  * @example
- * obbOneVsMany(toObb(query), boxArrayFrom(boxes)).overlap // Uint8Array, one per box
+ * obbOneVsMany(toObb(box), boxArrayFrom(boxes)).overlap // Uint8Array, one per box
  */
 export function obbOneVsMany(box: Obb, boxes: BoxArray, options: SatOptions = {}): PairResults {
   const tol = options.tolerance ?? SAT_TOLERANCE;

@@ -61,7 +61,7 @@ export function closestHit(boxes: BoxArray, rays: RayArray, options: RaycastOpti
  * Whether each ray hits any box (1) or none (0); stops at the first hit.
  *
  * @example
- * anyHit(boxArrayFrom(boxes), rayArrayFrom(shadowRays)) // Uint8Array of 0/1
+ * anyHit(boxArrayFrom(boxes), rayArrayFrom(rays)) // Uint8Array of 0/1
  */
 export function anyHit(boxes: BoxArray, rays: RayArray, options: RaycastOptions = {}): Uint8Array {
   const solid = options.solid ?? true;

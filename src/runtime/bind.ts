@@ -15,6 +15,7 @@ export type KernelBuffers<K extends KernelName> = { readonly [N in BindingName<K
  * The bind group of `kernel` with `buffers`, one for each of its bindings, by WGSL name.
  *
  * @example
+ * declare const scanParams: GPUBuffer, scanData: GPUBuffer, scanSums: GPUBuffer;
  * const group = bindGroup(device, await getKernel(device, 'scanAdd'), { scanParams, scanData, scanSums });
  */
 export function bindGroup<K extends KernelName>(device: GPUDevice, kernel: KernelPipeline<K>, buffers: KernelBuffers<K>, label: string = kernel.name): GPUBindGroup {
@@ -36,6 +37,7 @@ export function bindGroup<K extends KernelName>(device: GPUDevice, kernel: Kerne
  * 65,535) with the given buffers.
  *
  * @example
+ * declare const scanParams: GPUBuffer, scanData: GPUBuffer, scanSums: GPUBuffer, blocks: number;
  * dispatch(device, pass, await getKernel(device, 'scanAdd', SCAN_WG), { scanParams, scanData, scanSums }, blocks);
  */
 export function dispatch<K extends KernelName>(

@@ -23,7 +23,7 @@ export interface AdapterSummary {
   readonly name: string;
 }
 
-/** Options of {@link GpuContext.create}. */
+/** Options of `GpuContext.create` (webgpu-obb/advanced); ObbGpuOptions extends them. */
 export interface GpuContextOptions {
   /** Use this device instead of requesting one (the caller keeps ownership). */
   readonly device?: GPUDevice;
@@ -133,7 +133,8 @@ async function requestDevice(options: GpuContextOptions, label: string): Promise
 
 /**
  * What to do when the WebGPU instance itself fails. Headless Chromium with a WebGPU canvas on the
- * same page needs its Vulkan flags; without them the instance can be dropped (docs/design.md).
+ * same page needs its Vulkan flags; without them the instance can be dropped
+ * (docs/design.md, "Tooling facts").
  */
 export const INSTANCE_HINT =
   'If this is headless Chromium and the page also renders with WebGPU, start it with ' +
@@ -304,7 +305,7 @@ export class GpuContext {
     }
   }
 
-  /** Throws DeviceLostError if `epoch` is not the current device's (see {@link epoch}). */
+  /** Throws DeviceLostError if `epoch` is not the current device's (see {@link GpuContext.epoch}). */
   assertEpoch(operation: string, epoch: object): void {
     if (epoch !== this.currentEpoch) {
       throw new DeviceLostError(operation, 'replaced', 'issued on a GPU device that has since been lost and replaced; issue it again');
@@ -627,7 +628,8 @@ export class GpuContext {
    * `operation`, the call the user made (see asSeenBy).
    *
    * @example
-   * closestHit(set, rays) { return this.ctx.named('closestHit', () => this.rays.closestHit(set, rays)) }
+   * // ObbGpu.closestHit: errors of the steps inside are named after the user's call
+   * const hits = await ctx.named('closestHit', () => rq.closestHit(set, rays));
    */
   async named<T>(operation: string, run: () => T | Promise<T>): Promise<T> {
     try {
@@ -642,6 +644,9 @@ export class GpuContext {
    * buffers there and re-upload host data). Returns a function that unregisters it.
    *
    * @example
+   * const hostCopy = new Float32Array(256);
+   * const desc = { size: hostCopy.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST };
+   * let buffer = ctx.createBuffer(desc);
    * const off = ctx.onRecover(() => { buffer = ctx.createBuffer(desc); ctx.device.queue.writeBuffer(buffer, 0, hostCopy); });
    * // … off() when the owner is destroyed
    */

@@ -16,6 +16,8 @@ export const BufferUsage = {
   QUERY_RESOLVE: 0x0200,
 } as const;
 
+/** `GPUMapMode` values. */
 export const MapMode = { READ: 0x0001, WRITE: 0x0002 } as const;
 
+/** `GPUShaderStage` values. */
 export const ShaderStage = { VERTEX: 0x1, FRAGMENT: 0x2, COMPUTE: 0x4 } as const;

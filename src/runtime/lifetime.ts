@@ -19,6 +19,7 @@
 import { StaleObjectError, ValidationError } from '../errors.ts';
 import type { GpuContext } from './context.ts';
 
+/** Whether one GPU object of the library is still usable: destroyed once, hooks, device generation. */
 export class Lifetime {
   private readonly hooks = new Set<() => void>();
   private ended = false;
@@ -33,6 +34,7 @@ export class Lifetime {
     this.epoch = ctx.epoch;
   }
 
+  /** Whether the object was destroyed. */
   get destroyed(): boolean {
     return this.ended;
   }
@@ -78,6 +80,7 @@ export class Lifetime {
 /** An object of this library bound to one context (a box set, a sensor, a culler, a tree). */
 export interface ContextBound {
   readonly ctx: unknown;
+  /** Throws StaleObjectError (or DeviceLostError) when the object cannot be used for `operation`. */
   assertUsable(operation: string): void;
 }
 

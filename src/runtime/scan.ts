@@ -37,8 +37,9 @@ const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
  * Exclusive prefix sum of up to `capacity` u32 values, in place.
  *
  * @example
+ * declare const data: GPUBuffer; // n u32 values
  * const scan = await ExclusiveScan.create(ctx, 1 << 20);
- * const pass = encoder.beginComputePass(); scan.encode(pass, data, n); pass.end();
+ * const pass = encoder.beginComputePass(); await scan.encode(pass, data, n); pass.end();
  */
 export class ExclusiveScan {
   private readonly levels: { count: number; blocks: number; sums: GPUBuffer; params: GPUBuffer }[] = [];
@@ -51,6 +52,7 @@ export class ExclusiveScan {
     this.constants = { SCAN_WG: tuning.scanWg, SCAN_PER_THREAD: tuning.scanPerThread };
   }
 
+  /** A scan of up to `capacity` values, its pipelines compiled and its block-sum buffers allocated. */
   static async create(ctx: GpuContext, capacity: number, tuning: BlockTuning = blockTuning(ctx)): Promise<ExclusiveScan> {
     const scan = new ExclusiveScan(ctx, capacity, tuning);
     await Promise.all([scan.kernel('scanBlocks'), scan.kernel('scanAdd')]);
@@ -105,6 +107,7 @@ export class ExclusiveScan {
     }
   }
 
+  /** Frees the block-sum and parameter buffers. Idempotent. */
   destroy(): void {
     for (const l of this.levels) {
       this.ctx.destroyBuffer(l.sums);

@@ -59,6 +59,7 @@ export const CONSTANTS_CHUNK: ShaderChunk = {
     .join('\n'),
 };
 
+/** The WGSL chunks the modules link, by name: each file's path and code. */
 export const CHUNKS = {
   types: { file: 'shaders/common/types.wgsl', code: typesWgsl },
   rayObb: { file: 'shaders/query/ray_obb.wgsl', code: rayObbWgsl },
@@ -94,7 +95,7 @@ const DIRECTIVE = /^(?:enable|requires|diagnostic)\b[^\n]*$/gm;
  * line in their place, so every chunk keeps its line numbers.
  *
  * @example
- * const linked = linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.obbPairs]);
+ * const linked = linkShader('obb:pairs', [CHUNKS.types, CHUNKS.rayObb, CHUNKS.obbObbSat, CHUNKS.aabb, CHUNKS.pairsCommon, CHUNKS.pairsListed]);
  * device.createShaderModule({ label: linked.label, code: linked.code });
  */
 export function linkShader(label: string, chunks: readonly ShaderChunk[]): LinkedShader {
@@ -145,22 +146,37 @@ const SAT_BASE = [C.types, C.rayObb, C.obbObbSat, C.aabb, C.pairsCommon] as cons
  * kernels.generated.ts.
  */
 export const MODULES = {
+  /** Rays × every box (closestHit, anyHit, allHits; shaders/rays/brute.wgsl). */
   raysBrute: () => linkShader('obb:rays-brute', [C.types, C.rayObb, C.raysCommon, C.raysBrute]),
+  /** Rays walking the BVH (bvhClosestHit, bvhAnyHit, bvhAllHits, the counting walk; shaders/rays/tree.wgsl). */
   raysTree: () => linkShader('obb:rays-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.raysTree]),
   /** Compiled only on devices with the 'subgroups' feature (RayKernelTuning.subgroupWalk). */
   raysTreeSubgroup: () => linkShader('obb:rays-tree-subgroup', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.raysTreeSubgroup]),
+  /** LiDAR sweeps walking the BVH (shaders/lidar/tree.wgsl). */
   lidarTree: () => linkShader('obb:lidar-tree', [C.types, C.rayObb, C.raysCommon, C.raysTreeWalk, C.lidarTree]),
+  /** LiDAR sweeps by rasterising boxes into the sensor's range image, tile by tile (shaders/lidar/raster.wgsl). */
   lidarRaster: () => linkShader('obb:lidar-raster', [C.types, C.rayObb, C.lidarRaster]),
+  /** A sweep's returns compacted on the GPU for drawing, with drawIndirect arguments (shaders/lidar/compact.wgsl). */
   lidarCompact: () => linkShader('obb:lidar-compact', [C.types, C.lidarCompact]),
+  /** Box–box SAT over listed pairs, one box against many, and set against set (obbPairs, obbOneVsMany, obbCross; shaders/pairs/listed.wgsl). */
   pairsListed: () => linkShader('obb:pairs-listed', [...SAT_BASE, C.pairsListed]),
+  /** All-pairs candidates from the BVH (shaders/pairs/tree.wgsl). */
   pairsTree: () => linkShader('obb:pairs-tree', [...SAT_BASE, C.pairsCandidates, C.pairsTree]),
+  /** All-pairs candidates from a uniform grid (shaders/pairs/grid.wgsl). */
   pairsGrid: () => linkShader('obb:pairs-grid', [...SAT_BASE, C.pairsCandidates, C.pairsGrid]),
+  /** The SAT narrow phase over all-pairs candidates (shaders/pairs/narrow.wgsl). */
   pairsNarrow: () => linkShader('obb:pairs-narrow', [...SAT_BASE, C.pairsCandidates, C.pairsNarrow]),
+  /** Frustum culling into indirect draw arguments (shaders/frustum/cull.wgsl). */
   frustum: () => linkShader('obb:frustum', [C.types, C.frustum]),
+  /** Exclusive prefix sum (ExclusiveScan; shaders/runtime/scan.wgsl). */
   scan: () => linkShader('obb:scan', [C.scan]),
+  /** Radix sort of keys with values (RadixSort; shaders/runtime/sort.wgsl). */
   sort: () => linkShader('obb:sort', [C.sort]),
+  /** The GPU BVH build (bounds, Morton codes, root) and refit (shaders/tree/build.wgsl). */
   treeBuild: () => linkShader('obb:tree-build', [C.types, C.aabb, C.treeBuild]),
+  /** Sparse updates of a set's boxes and masks (BoxSet.updateIndices, BoxSet.setMasksAt; shaders/boxes/scatter.wgsl). */
   boxesScatter: () => linkShader('obb:boxes-scatter', [C.types, C.boxesScatter]),
 } as const;
 
+/** The name of one of the library's shader modules ({@link MODULES}). */
 export type ModuleName = keyof typeof MODULES;

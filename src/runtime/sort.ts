@@ -29,6 +29,7 @@ function evenPasses(bits: number, bitsPerPass: number): number {
  * result ends in the input buffers.
  *
  * @example
+ * declare const keys: GPUBuffer, values: GPUBuffer; // n u32 keys and values
  * const sort = await RadixSort.create(ctx, n);
  * const pass = encoder.beginComputePass(); await sort.encode(pass, keys, values, n, 30); pass.end();
  */
@@ -59,6 +60,10 @@ export class RadixSort {
     }
   }
 
+  /**
+   * A sort of up to `capacity` key–value pairs, its pipelines compiled and its buffers allocated.
+   * RangeError for a tuning outside 1..16 bits or over the device's workgroup memory.
+   */
   static async create(ctx: GpuContext, capacity: number, tuning: BlockTuning = blockTuning(ctx)): Promise<RadixSort> {
     const { sortBits: bits, sortWg: wg } = tuning;
     if (!(Number.isInteger(bits) && bits >= 1 && bits <= 16 && Number.isInteger(wg) && wg >= 1)) {
@@ -108,6 +113,7 @@ export class RadixSort {
     }
   }
 
+  /** Frees the sort's buffers and its scan. */
   destroy(): void {
     this.ctx.destroyBuffer(this.keysTmp);
     this.ctx.destroyBuffer(this.valsTmp);

@@ -323,6 +323,7 @@ export interface WideRayOptions {
  * lengths spanning decades (not unit: users may pass any length). Returns rays as users write them.
  *
  * @example
+ * const rnd = mulberry32(5);
  * const rays = wideRays(3000, wideBoxes(400, rnd), rnd); // rays[0].direction is not unit
  */
 export function wideRays(n: number, boxes: BoxArray, rnd: Rng, options: WideRayOptions = {}): Ray[] {

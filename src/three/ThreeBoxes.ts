@@ -110,7 +110,7 @@ function multiply4f(a: ArrayLike<number>, b: Float32Array, bo: number, out: Floa
  * @example
  * const gpu = await obbGpuFor(renderer);               // the renderer's device, or one of its own
  * const boxes = await ThreeBoxes.create(gpu, [scene]);  // every Mesh and instance under scene
- * const [hit] = await boxes.pickAt(ndcX, ndcY, camera); // { distance, point, face, object, instanceId }
+ * const [hit] = await boxes.pickAt(0.2, -0.1, camera);  // { distance, point, face, object, instanceId }
  * await boxes.sync();                                   // after moving things: only what moved
  */
 export class ThreeBoxes {
@@ -282,7 +282,9 @@ export class ThreeBoxes {
    * `camera.coordinateSystem`). `layers` default: three's Raycaster default (layer 0).
    *
    * @example
-   * const [hit] = await boxes.pickAt((e.offsetX / w) * 2 - 1, 1 - (e.offsetY / h) * 2, camera);
+   * canvas.onpointerdown = async (e) => {
+   *   const [hit] = await boxes.pickAt((e.offsetX / canvas.clientWidth) * 2 - 1, 1 - (e.offsetY / canvas.clientHeight) * 2, camera);
+   * };
    */
   async pickAt(ndcX: number, ndcY: number, camera: Camera, options: { readonly all?: boolean; readonly layers?: number } = {}): Promise<Intersection<Object3D>[]> {
     this.raycaster.setFromCamera(new Vector2(ndcX, ndcY), camera);

@@ -23,6 +23,7 @@ export { ThreeBoxes, type NdcRect, type Selected, type ShearPolicy, type SyncRep
 
 /** What obbGpuFor reads of a renderer: a WebGPURenderer's backend device, after `init()`. */
 export interface RendererLike {
+  /** WebGPURenderer's `init()`: resolves once the backend and its device exist. */
   init?(): Promise<unknown>;
   readonly backend?: object | null;
 }

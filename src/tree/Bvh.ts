@@ -68,7 +68,7 @@ export interface BvhSnapshot {
  * @example
  * const bvh = await Bvh.create(ctx, set);
  * await bvh.build();            // full rebuild
- * await set.update(0, moved);   // boxes moved…
+ * await set.update(0, boxes);   // boxes moved…
  * await bvh.refit();            // …the same tree, new AABBs
  */
 export class Bvh {
@@ -356,6 +356,7 @@ export class Bvh {
    * grows as they scatter; ObbGpu rebuilds when it passes BVH_REBUILD_SAH_RATIO × the build's.
    *
    * @example
+   * const built = await bvh.sahCost(); // after a build
    * await bvh.refit();
    * if ((await bvh.sahCost()) > 1.5 * built) await bvh.build();
    */

@@ -6,7 +6,8 @@
  * the bounds shaders/lidar/raster.wgsl (motionPrint) sweeps footprints by.
  */
 import { describe, expect, it } from 'vitest';
-import { linearElevations, mulberry32, type LidarDescription, type LidarPose } from '../../src/index.ts';
+import { linearElevations, type LidarDescription, type LidarPose } from '../../src/index.ts';
+import { mulberry32 } from '../../src/judge/index.ts';
 import { lidarRays } from '../../src/reference/lidar.ts';
 import { lidarColumnShifts } from '../../src/lidar/LidarSensor.ts';
 import { frameAngle, lidarMotionRecords, motionChunkWidth } from '../../src/lidar/motionRecords.ts';

@@ -1,7 +1,7 @@
 /**
  * The judge cannot be fooled: outside float32 implementations (./outsiders.ts, written from the
- * README's semantics only) run every exported suite of `webgpu-obb cases` (quick size, LiDAR
- * groups aside) and are judged group by group.
+ * semantics of docs/design.md, "Semantics", only) run every exported suite of
+ * `webgpu-obb cases` (quick size, LiDAR groups aside) and are judged group by group.
  * - the correct implementation and the ones that make other valid choices (exact-zero or 1e-7
  *   parallel thresholds, slab planes in world space, no skipping of near-parallel edge axes, the
  *   last of equal gaps) have no mismatch anywhere, and no ambiguous case in the exact groups;

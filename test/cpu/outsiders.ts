@@ -1,9 +1,10 @@
 /**
- * Outside implementations, written as an engineer would write them from the README's semantics
- * alone: float32 arithmetic throughout (Math.fround after every operation), reading a scene file's
- * JSON and writing a result file's JSON, sharing no code with the library. One is correct; some
- * make other valid choices (another parallel threshold, slab planes in world space, no skipping
- * of near-parallel edge axes, the last of equal gaps); the mutants each carry one classic bug.
+ * Outside implementations, written as an engineer would write them from the semantics alone
+ * (docs/design.md, "Semantics"): float32 arithmetic throughout (Math.fround after every
+ * operation), reading a scene file's JSON and writing a result file's JSON, sharing no code with
+ * the library. One is correct; some make other valid choices (another parallel threshold, slab
+ * planes in world space, no skipping of near-parallel edge axes, the last of equal gaps); the
+ * mutants each carry one classic bug.
  * test/cpu/mutants.test.ts hands them all to the judge.
  */
 

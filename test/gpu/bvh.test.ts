@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary } from './page/shared.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -15,7 +14,7 @@ afterAll(async () => {
 describe('building blocks', () => {
   it.each([1, 1000, 1024, 1025, 300_000, 2_000_000])('exclusive scan of %i values (seed 1), both workgroup shapes', async (n) => {
     for (const gpuShape of [false, true]) {
-      const r = await gpu.call<{ n: number; wrong: number }>('bvh', 'scan', 1, n, gpuShape);
+      const r = await gpu.call('bvh', 'scan', 1, n, gpuShape);
       expect(r.wrong).toBe(0);
     }
   });
@@ -24,7 +23,7 @@ describe('building blocks', () => {
     [2, 32, 2], [1000, 30, 50], [1025, 30, 1025], [20_000, 17, 700], [100_000, 30, 100], [300_000, 30, 300_000], [1_000_000, 30, 1_000_000],
   ])('radix sort of %i keys (%i bits, %i distinct, seed 2) is stable, both workgroup shapes', async (n, bits, distinct) => {
     for (const gpuShape of [false, true]) {
-      const r = await gpu.call<{ n: number; wrong: number; ms: number }>('bvh', 'sort', 2, n, bits, distinct, gpuShape);
+      const r = await gpu.call('bvh', 'sort', 2, n, bits, distinct, gpuShape);
       console.log(`sort ${n} keys (${gpuShape ? 'GPU' : 'adapter default'} shape): ${r.ms.toFixed(1)} ms`);
       expect(r.wrong).toBe(0);
     }
@@ -32,13 +31,13 @@ describe('building blocks', () => {
 
   it.each([3, 5, 7])('radix sort with %i-bit digits (an odd pass count for 32 and 30 bits, rounded up to even) is stable', async (sortBits) => {
     for (const bits of [32, 30]) {
-      const r = await gpu.call<{ n: number; wrong: number }>('bvh', 'sort', 4, 20_000, bits, 5000, false, sortBits);
+      const r = await gpu.call('bvh', 'sort', 4, 20_000, bits, 5000, false, sortBits);
       expect(r.wrong).toBe(0);
     }
   });
 
   it('a sort tuning over the workgroup memory limit (128 threads × 8-bit digits) is refused with the bytes it needs', async () => {
-    const msg = await gpu.call<string>('bvh', 'sortTuningRefused');
+    const msg = await gpu.call('bvh', 'sortTuningRefused');
     expect(msg).toMatch(/^RangeError: RadixSort: 128 threads × 2\^8 digits need 133632 bytes of workgroup memory, over the device's \d+/);
   });
 });
@@ -48,7 +47,7 @@ describe('tree', () => {
     ['random', 2], ['random', 3], ['random', 1000], ['random', 100_000],
     ['identical', 5000], ['plane', 20_000], ['mixed', 20_000], ['clustered', 20_000],
   ] as const)('%s scene, %i boxes (seed 5): every leaf once, parents consistent, AABBs nest', async (kind, n) => {
-    const r = await gpu.call<{ errors: string[]; maxDepth: number; buildMs: number }>('bvh', 'invariants', kind, n, 5, false);
+    const r = await gpu.call('bvh', 'invariants', kind, n, 5, false);
     console.log(`${kind} ${n}: depth ${r.maxDepth}, build ${r.buildMs.toFixed(1)} ms`);
     expect(r.errors).toEqual([]);
     expect(r.maxDepth).toBeLessThan(64);
@@ -57,7 +56,7 @@ describe('tree', () => {
   it.each([
     ['random', 50_000], ['random', 2], ['identical', 5000], ['plane', 20_000], ['mixed', 20_000],
   ] as const)('refit after every box moved keeps the invariants (%s, %i boxes, seed 6)', async (kind, n) => {
-    const r = await gpu.call<{ errors: string[]; refitMs: number }>('bvh', 'invariants', kind, n, 6, true);
+    const r = await gpu.call('bvh', 'invariants', kind, n, 6, true);
     console.log(`refit ${kind} ${n}: ${r.refitMs.toFixed(1)} ms`);
     expect(r.errors).toEqual([]);
   });
@@ -67,8 +66,7 @@ describe('LiDAR and frustum', () => {
   it.each([
     [0, 'raster', 'default'], [1e5, 'raster', 'default'], [0, 'raster', 100], [0, 'bvh', 'default'], [1e5, 'bvh', 'default'],
   ] as const)('a 32 × 512 sweep over 3,000 boxes at offset %d by the %s method (tile lists %s) equals the reference (seed 11)', async (offset, method, lists) => {
-    const r = await gpu.call<{ summary: ComparisonSummary; returns: number; rays: number; pointErrors: number; overflowed: number; ms: number; method: string; vsBvh: number; listCapacity: number }>(
-      'bvh', 'lidar', 11, 32, 512, 3000, offset, method, lists === 'default' ? null : lists);
+    const r = await gpu.call('bvh', 'lidar', 11, 32, 512, 3000, offset, method, lists === 'default' ? null : lists);
     console.log(`LiDAR (${r.method}, tile lists ${lists}) ${r.rays} rays: ${r.returns} returns, ${r.ms.toFixed(0)} ms; ${r.vsBvh} rays differ from the BVH method`);
     expect(r.method).toBe(method);
     expectClean(r.summary, 1e-3);
@@ -83,7 +81,7 @@ describe('LiDAR and frustum', () => {
   });
 
   it('the raster method on its hard cases (unsorted channels up to 80°, seam, tilt, tiny far boxes, masks, exact copies, inside a box) equals the reference and the BVH method (seed 13)', async () => {
-    const r = await gpu.call<{ rays: number; poses: { summary: ComparisonSummary; vsBvh: number; returns: number; zeros: number; ties: number }[] }>('bvh', 'lidarRasterAdversarial', 13);
+    const r = await gpu.call('bvh', 'lidarRasterAdversarial', 13);
     const [outside, inside] = r.poses;
     console.log(`raster LiDAR, ${r.rays} rays: outside ${outside!.returns} returns (${outside!.ties} on boxes with an exact copy), inside ${inside!.returns} returns (${inside!.zeros} at t = 0)`);
     expect(outside!.ties).toBeGreaterThan(100);
@@ -97,7 +95,7 @@ describe('LiDAR and frustum', () => {
   });
 
   it('frustum culling at 1e4 from the origin equals the reference, with draw arguments (seed 12)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; visible: number; drawArgs: number[] }>('bvh', 'frustum', 12, 20_000);
+    const r = await gpu.call('bvh', 'frustum', 12, 20_000);
     expectClean(r.summary, 1e-3);
     expect(r.visible).toBeGreaterThan(100);
     expect(r.visible).toBeLessThan(20_000);

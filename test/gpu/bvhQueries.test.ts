@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary, TreeWalkKind } from './page/shared.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -17,8 +16,7 @@ afterAll(async () => {
 
 describe('BVH rays', () => {
   it('100,000 rays over 100,000 boxes: closest, any and all hits equal the reference (seed 21)', async () => {
-    const r = await gpu.call<{ closest: ComparisonSummary; any: ComparisonSummary; all: ComparisonSummary; hits: number; allCount: number; buildMs: number; closestMs: number; refMs: number }>(
-      'bvhQueries', 'raysVsReference', 100_000, 100_000, 21);
+    const r = await gpu.call('bvhQueries', 'raysVsReference', 100_000, 100_000, 21);
     console.log(`build ${r.buildMs.toFixed(0)} ms, closest ${r.closestMs.toFixed(0)} ms (reference ${r.refMs.toFixed(0)} ms), ${r.hits} hits, ${r.allCount} in all-hits`);
     expect(r.closest.total).toBe(100_000);
     expect(r.hits).toBeGreaterThan(20_000);
@@ -28,7 +26,7 @@ describe('BVH rays', () => {
   });
 
   it('20,000 rays over 10,000 boxes: the BVH equals the brute-force GPU path box for box (seed 22)', async () => {
-    const r = await gpu.call<{ boxDiff: number; tDiff: number; anyDiff: number; hits: number }>('bvhQueries', 'raysVsBrute', 10_000, 20_000, 22);
+    const r = await gpu.call('bvhQueries', 'raysVsBrute', 10_000, 20_000, 22);
     expect(r.hits).toBeGreaterThan(5000);
     expect(r.boxDiff).toBe(0);
     expect(r.tDiff).toBe(0);
@@ -36,7 +34,7 @@ describe('BVH rays', () => {
   });
 
   it('adversarial groups through the BVH (seed 23), on the walk the adapter defaults to', async () => {
-    const r = await gpu.call<{ groups: { name: string; closest: ComparisonSummary; any: ComparisonSummary; all: ComparisonSummary }[]; adapter: string; walk: TreeWalkKind }>('bvhQueries', 'adversarial', 23);
+    const r = await gpu.call('bvhQueries', 'adversarial', 23);
     console.log(`${r.adapter}: ${JSON.stringify(r.walk)}`);
     // The closest hits below ran the walk the tuning names: on a CPU adapter whose device has
     // subgroups (Chromium's SwiftShader, what CI runs) the subgroup walk, on GPUs the plain one.
@@ -54,7 +52,7 @@ describe('BVH rays', () => {
   });
 
   it('updates refit the tree and set() rebuilds it; every state equals the reference (seed 24)', async () => {
-    const r = await gpu.call<{ reports: { label: string; summary: ComparisonSummary }[] }>('bvhQueries', 'updates', 24);
+    const r = await gpu.call('bvhQueries', 'updates', 24);
     expect(r.reports).toHaveLength(4);
     for (const x of r.reports) {
       console.log(`[${x.label}]`);
@@ -67,7 +65,7 @@ describe('BVH pairs', () => {
   it.each([
     ['dense', 20_000], ['sparse', 20_000], ['identical', 1000], ['plane', 20_000], ['mixed', 10_000],
   ] as const)('all pairs, %s scene of %i boxes (seed 25), with contacts', async (kind, n) => {
-    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; bvh: boolean; ms: number }>('bvhQueries', 'allPairs', kind, n, 25);
+    const r = await gpu.call('bvhQueries', 'allPairs', kind, n, 25);
     console.log(`${kind} ${n}: ${r.count} pairs in ${r.ms.toFixed(0)} ms`);
     expect(r.bvh).toBe(true);
     expect(r.count).toBeGreaterThan(0);
@@ -78,7 +76,7 @@ describe('BVH pairs', () => {
   it.each([
     ['dense', 20_000], ['sparse', 20_000], ['identical', 1000], ['plane', 20_000], ['mixed', 10_000],
   ] as const)('all pairs through the grid, %s scene of %i boxes (seed 25), with contacts', async (kind, n) => {
-    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; bvh: boolean; grid: boolean; ms: number }>('bvhQueries', 'allPairs', kind, n, 25, 'grid');
+    const r = await gpu.call('bvhQueries', 'allPairs', kind, n, 25, 'grid');
     console.log(`${kind} ${n} (grid: ${r.grid}, bvh: ${r.bvh}): ${r.count} pairs in ${r.ms.toFixed(0)} ms`);
     expect(r.grid).toBe(true);
     expect(r.count).toBeGreaterThan(0);
@@ -89,7 +87,7 @@ describe('BVH pairs', () => {
   it.each([
     ['dense', 'grid'], ['slab', 'bvh'],
   ] as const)('accel auto: the %s scene of 20,000 boxes goes to the %s (a box as wide as the scene crowds the grid)', async (kind, path) => {
-    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; bvh: boolean; grid: boolean }>('bvhQueries', 'allPairs', kind, 20_000, 28, 'auto');
+    const r = await gpu.call('bvhQueries', 'allPairs', kind, 20_000, 28, 'auto');
     expect({ grid: r.grid, bvh: r.bvh }).toEqual({ grid: path === 'grid', bvh: path === 'bvh' });
     expect(r.count).toBeGreaterThan(100);
     expectClean(r.summary, 1e-3);
@@ -97,7 +95,7 @@ describe('BVH pairs', () => {
   });
 
   it.each(['grid', 'bvh'] as const)('all pairs through the %s from lists of 16: candidates and pairs regrown, nothing lost (dense, 5,000 boxes)', async (accel) => {
-    const r = await gpu.call<{ summary: ComparisonSummary; contacts: ComparisonSummary; count: number; runs: number; grid: boolean; bvh: boolean }>('bvhQueries', 'allPairs', 'dense', 5000, 27, accel, 16);
+    const r = await gpu.call('bvhQueries', 'allPairs', 'dense', 5000, 27, accel, 16);
     expect(r[accel]).toBe(true);
     expect(r.count).toBeGreaterThan(16);
     // One run with 16 candidates, one with every candidate but 16 pairs, one with both sized.
@@ -108,7 +106,7 @@ describe('BVH pairs', () => {
 
   it('a SAT tolerance larger than the AABB padding reaches every all-pairs path (brute, BVH, grid, sweep)', async () => {
     // 1,500 pairs of cubes 0.05 apart, tolerance 0.1: every pair overlaps by the tolerance.
-    const r = await gpu.call<Record<string, number[]>>('bvhQueries', 'pairsWithinTolerance', 1500);
+    const r = await gpu.call('bvhQueries', 'pairsWithinTolerance', 1500);
     expect(r['reference']!.length).toBe(2 * 1500);
     for (const path of ['brute', 'bvh', 'grid', 'sweep']) {
       expect(r[path], path).toEqual(r['reference']);
@@ -116,7 +114,7 @@ describe('BVH pairs', () => {
   });
 
   it('adversarial SAT groups (seed 29, 600 boxes of each): every pair through the grid and through the BVH equals the reference', async () => {
-    const r = await gpu.call<{ groups: { name: string; path: string; count: number; summary: ComparisonSummary }[] }>('bvhQueries', 'adversarialAllPairs', 29, 600);
+    const r = await gpu.call('bvhQueries', 'adversarialAllPairs', 29, 600);
     expect(r.groups.length).toBeGreaterThan(4);
     for (const g of r.groups) {
       expect(g.name).toContain(`(${g.path})`);
@@ -129,7 +127,7 @@ describe('BVH pairs', () => {
   });
 
   it('two sets with different origins through a tree over B (seed 26)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; count: number; bvh: boolean }>('bvhQueries', 'cross', 5000, 4000, 26);
+    const r = await gpu.call('bvhQueries', 'cross', 5000, 4000, 26);
     expect(r.bvh).toBe(true);
     expect(r.count).toBeGreaterThan(100);
     expectClean(r.summary, 1e-3);

@@ -87,7 +87,7 @@ function isVec3(v: unknown): boolean {
   return Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
 }
 
-/** Checks one result file against DESIGN.md's format; returns a list of problems. */
+/** Checks one result file against the format of docs/design.md, "Scene and result files"; returns a list of problems. */
 function formatProblems(result: Record<string, unknown>, rays: number, pairs: number): string[] {
   const problems: string[] = [];
   const check = (ok: boolean, what: string): void => {

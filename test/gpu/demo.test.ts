@@ -9,7 +9,8 @@
  * - LiDAR: the point count of a sweep equals the reference's hit count (`lidarRays` +
  *   `closestHitGrid`);
  * - overlaps: the contact count equals `allPairsSweep` (full and face-axes-only).
- * A screenshot of each view goes to test/artifacts/ (docs/images/demo-*.png are copies).
+ * A screenshot of each view goes to test/artifacts/; the picking view's is also written to
+ * docs/images/demo-picking.jpg, the README's picture, so every run refreshes it.
  * Without WebGPU, the page says so and what to do.
  */
 import { writeFile } from 'node:fs/promises';
@@ -37,11 +38,14 @@ afterAll(async () => {
 });
 
 /** Screenshot of the page (panels included) to test/artifacts/NAME, and the pixel statistics of the canvas area outside the panels. */
-async function screenshot(name: string): Promise<PixelStats> {
+async function screenshot(name: string, docsCopy?: string): Promise<PixelStats> {
   const { page } = demo;
   await page.evaluate(() => window.__demo!.waitFrames(2));
   const png = await page.screenshot({ type: 'png' });
   await writeFile(`${ARTIFACTS}${name}`, png);
+  if (docsCopy) {
+    await writeFile(new URL(`../../docs/images/${docsCopy}`, import.meta.url), await page.screenshot({ type: 'jpeg', quality: 80 }));
+  }
   // The middle of the canvas, clear of the stats, help and GUI panels.
   const middle = await page.screenshot({ type: 'png', clip: { x: 520, y: 260, width: 480, height: 360 } });
   return pixelStats(page, middle, BACKGROUND);
@@ -141,7 +145,7 @@ describe('picking view', () => {
     // The boxes were aimed at: most rays land on them (one may be hidden behind another box).
     expect(hitTarget).toBeGreaterThanOrEqual(1);
     expectVerified(await page.evaluate(() => window.__demo!.verify()));
-    expectNotBlank(await screenshot('demo-picking.png'));
+    expectNotBlank(await screenshot('demo-picking.png', 'demo-picking.jpg'));
   });
 });
 

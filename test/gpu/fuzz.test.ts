@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGpuPage, type GpuPage } from './harness.ts';
 import type { FuzzReport, FuzzSize, PropertyName, Repro } from './page/suites/fuzz.ts';
+import type { Jsonified } from './page/globals.ts';
 
 const nightly = process.env['FUZZ'] === 'nightly';
 const only = process.env['FUZZ_ONLY'];
@@ -40,7 +41,7 @@ const reproDir = fileURLToPath(new URL('./repro/', import.meta.url));
  * Writes a counterexample to test/gpu/repro/ (one file per bug, the case inline); the describe
  * block below replays every file there. Returns its path.
  */
-function writeRepro(r: FuzzReport): string {
+function writeRepro(r: Jsonified<FuzzReport>): string {
   mkdirSync(reproDir, { recursive: true });
   const file = `${reproDir}fuzz-${r.property}-${r.seed}.ts`;
   const summary = r.error.split('\n')[0]?.replace(/\*\//g, '* /').slice(0, 300) ?? '';
@@ -75,7 +76,7 @@ afterAll(async () => {
 describe('repro: every counterexample found so far (test/gpu/repro/)', () => {
   it.each(repros.map(([file, m]) => [m.repro.title, file, m.repro] as const))('%s (%s)', async (_title, _file, repro) => {
     // Throws on a mismatch or an error; resolves with the number of cases compared.
-    const r = await gpu.call<{ cases: number }>('fuzz', 'replay', repro.property, repro.spec);
+    const r = await gpu.call('fuzz', 'replay', repro.property, repro.spec);
     expect(r.cases).toBeGreaterThanOrEqual(0);
   });
 });
@@ -88,7 +89,7 @@ describe(nightly ? 'fuzz (nightly size)' : 'fuzz (slice)', () => {
       return;
     }
     it(`${plan.property}: ${plan.runs} runs (seed ${seed})`, async () => {
-      const r = await gpu.call<FuzzReport>('fuzz', 'property', plan.property, seed, plan.runs, plan.size);
+      const r = await gpu.call('fuzz', 'property', plan.property, seed, plan.runs, plan.size);
       total += r.cases;
       console.log(`fuzz ${plan.property} seed ${seed}: ${r.runs} runs, ${r.cases.toLocaleString('en')} cases ` +
         `(${r.ambiguous} ambiguous) in ${(r.ms / 1000).toFixed(1)} s${r.failed ? `; FAILED after ${r.numShrinks} shrinks` : ''}`);

@@ -8,7 +8,7 @@
  * beforeAll(async () => { gpu = await openGpuPage(); });
  * afterAll(async () => { await gpu?.close(); });
  * it('squares', async () => {
- *   const r = await gpu.call<SquareReport>('adapter', 'square', 1000);
+ *   const r = await gpu.call('adapter', 'square', 1000); // typed by the page's square()
  *   expect(r.mismatches).toBe(0);
  *   expect(gpu.consoleErrors).toEqual([]);
  * });
@@ -19,13 +19,14 @@ import { createServer } from 'vite';
 import type { ViteDevServer } from 'vite';
 import { launchBrowser } from '../../src/node/browser.ts';
 import type { LaunchOptions, LaunchedBrowser } from '../../src/node/browser.ts';
-import type {} from './page/globals.ts';
+import type { PageApi, SuiteArgs, SuiteFunctionName, SuiteResult } from './page/globals.ts';
+import type { TestPageApi } from './page/main.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const pageRoot = fileURLToPath(new URL('./page/', import.meta.url));
 
-/** An open GPU test page. */
-export interface GpuPage {
+/** An open GPU test page, whose suites are `Api` (the test page's by default). */
+export interface GpuPage<Api extends PageApi = TestPageApi> {
   page: Page;
   /** The page's address, e.g. `http://127.0.0.1:41234/`. */
   url: string;
@@ -34,9 +35,10 @@ export interface GpuPage {
   browserArgs: string[];
   /**
    * Runs `window.__suites[suite][fn](...args)` in the page and returns its result (JSON only).
-   * A throw in the page rejects with an Error carrying the page's message and stack.
+   * A throw in the page rejects with an Error carrying the page's message and stack. Suite,
+   * function, arguments and result are typed by the page's module (`Api`).
    */
-  call<T>(suite: string, fn: string, ...args: unknown[]): Promise<T>;
+  call: GpuCall<Api>;
   /** Console errors, uncaught page errors, failed requests and unexpected reloads, in order. */
   consoleErrors: string[];
   /** Console warnings (Chromium reports uncaptured WebGPU errors here). */
@@ -53,15 +55,23 @@ export interface GpuPageOptions extends LaunchOptions {
   root?: string;
 }
 
+/** {@link GpuPage.call}: a page function by suite and name, typed by the page's module. */
+export type GpuCall<Api extends PageApi> = <S extends keyof Api & string, F extends SuiteFunctionName<Api[S]>>(
+  suite: S,
+  fn: F,
+  ...args: SuiteArgs<Api[S], F>
+) => Promise<SuiteResult<Api[S], F>>;
+
 type CallOutcome =
   | { ok: true; value: unknown }
   | { ok: false; name: string; message: string; stack: string };
 
 /**
  * Starts a Vite server on 127.0.0.1 (a secure context, as WebGPU requires) for test/gpu/page,
- * launches Chromium, opens the page and waits until every suite module has loaded.
+ * launches Chromium, opens the page and waits until every suite module has loaded. A page other
+ * than the test page (`root`) names its API: `openGpuPage<BenchPageApi>({ root })`.
  */
-export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage> {
+export async function openGpuPage<Api extends PageApi = TestPageApi>(options: GpuPageOptions = {}): Promise<GpuPage<Api>> {
   const { readyTimeout = 60_000, root = pageRoot, ...launchOptions } = options;
   const cleanups: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
@@ -137,7 +147,7 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
     }
     ready = true;
 
-    const call = async <T>(suite: string, fn: string, ...args: unknown[]): Promise<T> => {
+    const call = async (suite: string, fn: string, ...args: unknown[]): Promise<unknown> => {
       const outcome = await page.evaluate(
         async (suiteName: string, fnName: string, fnArgs: unknown[]): Promise<CallOutcome> => {
           try {
@@ -167,7 +177,7 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
         error.stack = `${error.name}: ${error.message}\n  --- in the page ---\n${outcome.stack}`;
         throw error;
       }
-      return outcome.value as T;
+      return outcome.value;
     };
 
     return {
@@ -175,7 +185,8 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
       url,
       executablePath: launched.executablePath,
       browserArgs: launched.args,
-      call,
+      // The page checked `fn` exists at run time; the types come from the page's module.
+      call: call as GpuCall<Api>,
       consoleErrors,
       consoleWarnings,
       close,

@@ -1,7 +1,6 @@
 /** The GPU host runtime: BoxSet state, ordering, buffers left on the GPU, errors, lifetime. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary } from './page/shared.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -13,10 +12,7 @@ afterAll(async () => {
 
 describe('README', () => {
   it('the quick start runs and prints what the README says', async () => {
-    const r = await gpu.call<{
-      box: number; t: number; face: number; point: number[]; normal: number[]; report: string; overlap: number; allPairs: number[];
-      method: string; rays: number; returns: number; noReturn: number;
-    }>('host', 'quickStart');
+    const r = await gpu.call('host', 'quickStart');
     console.log(`quick start: ${r.report}; LiDAR (${r.method}) ${r.returns} returns of ${r.rays}`);
     expect([r.box, r.t, r.face]).toEqual([0, 9, 1]);
     expect(r.point).toEqual([-1, 0, 0]);
@@ -33,7 +29,7 @@ describe('README', () => {
 
 describe('BoxSet', () => {
   it('update, rejected update, growth and masks each match the reference (seed 3)', async () => {
-    const r = await gpu.call<{ reports: { label: string; summary: ComparisonSummary; hits: number }[]; rejected: string; count: number }>('host', 'updates', 3);
+    const r = await gpu.call('host', 'updates', 3);
     expect(r.reports.map((x) => x.label)).toHaveLength(5);
     for (const x of r.reports) {
       console.log(`[${x.label}] ${x.summary.report}`);
@@ -45,7 +41,7 @@ describe('BoxSet', () => {
   });
 
   it('32 queries in flight across updates each see the boxes they were issued against (seed 40)', async () => {
-    const r = await gpu.call<{ wrong: number; differ: boolean; queries: number }>('host', 'concurrency', 40);
+    const r = await gpu.call('host', 'concurrency', 40);
     expect(r.differ).toBe(true);
     expect(r.queries).toBe(32);
     expect(r.wrong).toBe(0);
@@ -54,7 +50,7 @@ describe('BoxSet', () => {
 
 describe('results on the GPU', () => {
   it('closestHitBuffers and encodeClosestHit equal the typed-array results (seed 41)', async () => {
-    const r = await gpu.call<{ differences: number; encodedDifferences: number; hits: number }>('host', 'buffers', 41);
+    const r = await gpu.call('host', 'buffers', 41);
     expect(r.hits).toBeGreaterThan(100);
     expect(r.differences).toBe(0);
     expect(r.encodedDifferences).toBe(0);
@@ -63,7 +59,7 @@ describe('results on the GPU', () => {
 
 describe('errors and lifetime', () => {
   it('a WGSL compile error points at the chunk file and line', async () => {
-    const r = await gpu.call<{ thrown: boolean; file: string; line: number; message: string }>('host', 'compileError');
+    const r = await gpu.call('host', 'compileError');
     console.log(r.message);
     expect(r.thrown).toBe(true);
     expect(r.file).toBe('shaders/test/broken.wgsl');
@@ -71,12 +67,12 @@ describe('errors and lifetime', () => {
   });
 
   it('empty sets and batches give empty results', async () => {
-    const r = await gpu.call<Record<string, number>>('host', 'empty');
+    const r = await gpu.call('host', 'empty');
     expect(r).toMatchObject({ missOnEmpty: -1, noRays: 0, noPairs: 0, noHits: 0, noPairResults: 0 });
   });
 
   it('1,000 create/query/destroy cycles (brute force and tree) leave no live buffer while the context lives', async () => {
-    const r = await gpu.call<{ created: number; maxLive: number; liveAfterFirstTwo: number; countedAgree: boolean; afterTrim: number; countedAfterTrim: number; afterDestroy: number }>('host', 'lifetime', 1000);
+    const r = await gpu.call('host', 'lifetime', 1000);
     console.log(r);
     expect(r.created).toBeGreaterThan(2000);
     // Only the caches (pool, staging) between cycles: no growth after the first two.
@@ -88,7 +84,7 @@ describe('errors and lifetime', () => {
   });
 
   it('readbacks reuse staging buffers: 100 rounds of 5 sizes, each its own bytes, no growth after the first round', async () => {
-    const r = await gpu.call<{ wrong: number; liveAfterFirst: number; liveAfterAll: number; staged: number; concurrentSizes: number[] }>('host', 'stagingReuse', 100);
+    const r = await gpu.call('host', 'stagingReuse', 100);
     expect(r.wrong).toBe(0);
     // 500 sequential readbacks in 3 size classes, then 5 at once: a handful of staging buffers.
     expect(r.staged).toBeLessThanOrEqual(8);
@@ -97,7 +93,7 @@ describe('errors and lifetime', () => {
   });
 
   it('a destroyed set or context is refused with a clear error', async () => {
-    const r = await gpu.call<{ errors: string[] }>('host', 'misuse');
+    const r = await gpu.call('host', 'misuse');
     expect(r.errors[0]).toMatch(/destroyed/);
     expect(r.errors[1]).toMatch(/DeviceLostError: .*destroyed/);
   });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary } from './page/shared.ts';
+import type { BoxInput } from '../../src/index.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -19,8 +19,7 @@ afterAll(async () => {
 
 describe('obbPairs', () => {
   it('published random suite distribution: 100,000 pairs (seed 11423)', async () => {
-    const r = await gpu.call<{ full: ComparisonSummary; faceOnly: ComparisonSummary; faceOnlyFalse: number; refFaceOnlyFalse: number }>(
-      'pairs', 'published', 11423, 100_000);
+    const r = await gpu.call('pairs', 'published', 11423, 100_000);
     expect(r.full.total).toBe(100_000);
     expectClean(r.full, 1e-3);
     expectClean(r.faceOnly, 1e-3);
@@ -30,7 +29,7 @@ describe('obbPairs', () => {
   });
 
   it('adversarial groups (seed 5)', async () => {
-    const r = await gpu.call<{ groups: { name: string; full: ComparisonSummary; faceOnly: ComparisonSummary }[] }>('pairs', 'adversarial', 5);
+    const r = await gpu.call('pairs', 'adversarial', 5);
     expect(r.groups.length).toBeGreaterThanOrEqual(7);
     for (const g of r.groups) {
       console.log(`[${g.name}]`);
@@ -40,9 +39,8 @@ describe('obbPairs', () => {
   });
 
   it('the published case: separated on A1xB2 only, in both orders', async () => {
-    const fixture = JSON.parse(readFileSync(new URL('../fixtures/seed-sat-case.json', import.meta.url), 'utf8')) as { boxes: unknown[] };
-    const r = await gpu.call<{ overlap: number[]; gap: number[]; axis: number[]; faceOverlap: number[]; faceGap: number[]; summary: ComparisonSummary }>(
-      'pairs', 'publishedCase', fixture.boxes);
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/seed-sat-case.json', import.meta.url), 'utf8')) as { boxes: BoxInput[] };
+    const r = await gpu.call('pairs', 'publishedCase', fixture.boxes);
     expectClean(r.summary);
     expect(r.overlap).toEqual([0, 0]);
     expect(r.axis[0]).toBe(11); // A1xB2
@@ -56,26 +54,26 @@ describe('obbPairs', () => {
 
 describe('sets', () => {
   it('one box against 20,000 (seed 8)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; overlaps: number }>('pairs', 'oneVsMany', 8, 20_000);
+    const r = await gpu.call('pairs', 'oneVsMany', 8, 20_000);
     expect(r.overlaps).toBeGreaterThan(10);
     expectClean(r.summary, 1e-3);
   });
 
   it('all pairs within 3,000 boxes, dense (seed 9)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; count: number; runs: number }>('pairs', 'allPairs', 9, 3000, 12);
+    const r = await gpu.call('pairs', 'allPairs', 9, 3000, 12);
     expect(r.count).toBeGreaterThan(1000);
     expectClean(r.summary, 1e-3);
   });
 
   it('all pairs with capacity 1: re-runs, nothing dropped (seed 10)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; count: number; runs: number }>('pairs', 'allPairs', 10, 1000, 6, 1);
+    const r = await gpu.call('pairs', 'allPairs', 10, 1000, 6, 1);
     expect(r.count).toBeGreaterThan(100);
     expect(r.runs).toBe(2);
     expectClean(r.summary);
   });
 
   it('cross product of two sets with different floating origins (seed 12)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; count: number }>('pairs', 'cross', 12, 1500, 1200);
+    const r = await gpu.call('pairs', 'cross', 12, 1500, 1200);
     expect(r.count).toBeGreaterThan(100);
     expectClean(r.summary, 1e-3);
   });

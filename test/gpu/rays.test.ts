@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary } from './page/shared.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -22,19 +21,18 @@ const families = ['closest', 'any', 'all'] as const;
 describe.each(families)('%s hit', (family) => {
   // 100,000 rays per family (× 64 boxes); random suites must stay well under 0.1% ambiguous.
   it(`random: 100,000 rays × 64 boxes (seed ${1000 + families.indexOf(family)})`, async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; gpuMs: number; hits: number }>(
-      'rays', 'random', family, 1000 + families.indexOf(family), 100_000, 64);
+    const r = await gpu.call('rays', 'random', family, 1000 + families.indexOf(family), 100_000, 64);
     expect(r.summary.total).toBe(100_000);
     expectClean(r.summary, 1e-3);
   });
 
   it('random, solid: false (seed 2024)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary }>('rays', 'random', family, 2024, 20_000, 64, false);
+    const r = await gpu.call('rays', 'random', family, 2024, 20_000, 64, false);
     expectClean(r.summary, 1e-3);
   });
 
   it('adversarial groups (seed 7)', async () => {
-    const r = await gpu.call<{ groups: { name: string; summary: ComparisonSummary }[] }>('rays', 'adversarial', family, 7);
+    const r = await gpu.call('rays', 'adversarial', family, 7);
     expect(r.groups.length).toBeGreaterThanOrEqual(12);
     for (const g of r.groups) {
       console.log(`[${g.name}]`);
@@ -47,11 +45,11 @@ describe.each(families)('%s hit', (family) => {
 // workgroup tiling + sphere cull on GPUs); both must be proven wherever the tests run.
 describe.each(families)('%s hit, both kernel paths', (family) => {
   it.each(['tiled-cull', 'flat'] as const)(`%s: random 20,000 rays × 200 boxes (seed ${3000 + families.indexOf(family)}) and adversarial groups`, async (tuning) => {
-    const r = await gpu.call<{ summary: ComparisonSummary; tuning: string }>('rays', 'random', family, 3000 + families.indexOf(family), 20_000, 200, true, tuning);
+    const r = await gpu.call('rays', 'random', family, 3000 + families.indexOf(family), 20_000, 200, true, tuning);
     console.log(r.tuning);
     expect(r.tuning).toBe(tuning === 'flat' ? 'tiled=false cull=false' : 'tiled=true cull=true');
     expectClean(r.summary, 1e-3);
-    const a = await gpu.call<{ groups: { name: string; summary: ComparisonSummary }[] }>('rays', 'adversarial', family, 8, tuning);
+    const a = await gpu.call('rays', 'adversarial', family, 8, tuning);
     for (const g of a.groups) {
       console.log(`[${g.name}]`);
       expectClean(g.summary);
@@ -61,33 +59,33 @@ describe.each(families)('%s hit, both kernel paths', (family) => {
 
 describe('ray options', () => {
   it('max distance just short of and just past each hit (seed 31)', async () => {
-    const r = await gpu.call<{ short: ComparisonSummary; past: ComparisonSummary; refHits: number }>('rays', 'maxDistanceAroundHit', 31, 5000);
+    const r = await gpu.call('rays', 'maxDistanceAroundHit', 31, 5000);
     expect(r.refHits).toBeGreaterThan(1000);
     expectClean(r.short);
     expectClean(r.past);
   });
 
   it('non-unit directions are normalised (seed 32)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary }>('rays', 'nonUnitDirections', 32, 5000);
+    const r = await gpu.call('rays', 'nonUnitDirections', 32, 5000);
     expectClean(r.summary, 1e-3);
   });
 
   it('hit points and normals (geometry output, seed 33)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; normalErrors: number; hitCount: number }>('rays', 'geometry', 33, 5000);
+    const r = await gpu.call('rays', 'geometry', 33, 5000);
     expectClean(r.summary, 1e-3);
     expect(r.hitCount).toBeGreaterThan(1000);
     expect(r.normalErrors).toBe(0);
   });
 
   it('all hits: capacity 1 re-runs and drops nothing (seed 34)', async () => {
-    const r = await gpu.call<{ summary: ComparisonSummary; count: number; runs: number }>('rays', 'allHitsOverflow', 34, 1);
+    const r = await gpu.call('rays', 'allHitsOverflow', 34, 1);
     expect(r.count).toBeGreaterThan(100);
     expect(r.runs).toBe(2);
     expectClean(r.summary);
   });
 
   it('dispatch beyond 65,535 workgroups (workgroup size 1, 70,000 rays, both kernel paths)', async () => {
-    const r = await gpu.call<Record<string, ComparisonSummary>>('rays', 'largeDispatch', 70_000);
+    const r = await gpu.call('rays', 'largeDispatch', 70_000);
     expect(Object.keys(r).sort()).toEqual(['any', 'anyTiled', 'closest', 'closestTiled']);
     for (const s of Object.values(r)) {
       expect(s.total).toBe(70_000);

@@ -8,8 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
-import type { ComparisonSummary } from './page/shared.ts';
-import type { Rejection } from './page/suites/reliability.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -71,9 +69,7 @@ describe('bad input', () => {
   };
 
   it('every entry point refuses bad data with a ValidationError naming item and field, before any GPU call; empty inputs give empty results', async () => {
-    const r = await gpu.call<{
-      rejections: Record<string, Rejection>; gpuCallsWhileRejecting: number; empty: Record<string, unknown>; intact: ComparisonSummary;
-    }>('reliability', 'badInput');
+    const r = await gpu.call('reliability', 'badInput');
     expect(Object.keys(r.rejections).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, [kind, index, field]] of Object.entries(expected)) {
       const got = r.rejections[name]!;
@@ -100,9 +96,7 @@ describe('bad input', () => {
 
 describe('ordering', () => {
   it('setMasks, rebase, set and update issued without awaiting: each query uses the masks, origin, size and boxes of its turn; a set destroyed with calls queued fails them cleanly (seed 51)', async () => {
-    const r = await gpu.call<Record<'masked' | 'rebased' | 'replaced' | 'updated' | 'excluded' | 'pairsAfterGrow', ComparisonSummary> & {
-      origin: number[]; afterDestroy: string[]; oneVsManyCount: number;
-    }>('reliability', 'ordering', 51);
+    const r = await gpu.call('reliability', 'ordering', 51);
     for (const key of ['masked', 'rebased', 'replaced', 'updated', 'excluded', 'pairsAfterGrow'] as const) {
       console.log(`[${key}]`);
       expectClean(r[key], 1e-3);
@@ -120,10 +114,7 @@ describe('ordering', () => {
 
 describe('capacity', () => {
   it('limits lowered to 4,800 bytes per binding: CapacityError naming the limit and what to do, never a truncated list', async () => {
-    const r = await gpu.call<{
-      errors: Record<string, { name: string; message: string; limit?: string; requested?: number; available?: number }>;
-      count: number; fit: number; intact: ComparisonSummary; allHits: { summary: ComparisonSummary; runs: number; count: number };
-    }>('reliability', 'capacity', 4800);
+    const r = await gpu.call('reliability', 'capacity', 4800);
     const binding = [
       'createBoxSet over the limit', 'set() growing past the limit', 'closestHit with too many rays',
       'allHits list beyond the limit', 'allPairs list beyond the limit', 'obbPairs results beyond the limit',
@@ -151,11 +142,7 @@ describe('capacity', () => {
 
 describe('device loss', () => {
   it('in-flight and later work rejects with DeviceLostError; recover() rebuilds the same BoxSet and answers like the reference (seed 81)', async () => {
-    const r = await gpu.call<{
-      inFlight: Record<string, string>; later: Record<string, string>; hostIntact: boolean; sameSet: boolean;
-      afterRecover: ComparisonSummary; exactBoxes: boolean; afterUpdate: ComparisonSummary; allPairsAfter: ComparisonSummary;
-      recoveries: number; wrappedDevice: string;
-    }>('reliability', 'deviceLoss', 81);
+    const r = await gpu.call('reliability', 'deviceLoss', 81);
     console.log(r.inFlight, r.later);
     expect(Object.keys(r.inFlight).sort()).toEqual(['allHits', 'allPairs', 'anyHit', 'closestHit', 'obbPairs', 'update']);
     for (const [name, outcome] of [...Object.entries(r.inFlight), ...Object.entries(r.later)]) {
@@ -173,7 +160,7 @@ describe('device loss', () => {
   });
 
   it('autoRecover: the query in flight fails, the next one waits for the new device and is right (seed 82)', async () => {
-    const r = await gpu.call<{ first: string; summary: ComparisonSummary; newDevice: boolean; recoveries: number }>('reliability', 'autoRecover', 82);
+    const r = await gpu.call('reliability', 'autoRecover', 82);
     expect(r.first).toMatch(/^DeviceLostError: /);
     expect(r.newDevice).toBe(true);
     expect(r.recoveries).toBe(1);
@@ -181,13 +168,13 @@ describe('device loss', () => {
   });
 
   it('a mapAsync rejected before device.lost resolves still reports DeviceLostError; without a loss the error passes through', async () => {
-    const r = await gpu.call<{ lost: string; notLost: string }>('reliability', 'lossDuringMap');
+    const r = await gpu.call('reliability', 'lossDuringMap');
     expect(r.lost).toMatch(/^DeviceLostError: test readback: the GPU device was lost/);
     expect(r.notLost).toBe('OperationError: mapAsync failed');
   });
 
   it('a WebGPU validation error becomes a GpuError that names the operation', async () => {
-    const r = await gpu.call<{ name: string; message: string; operation: string; filter: string; isGpuError: boolean }>('reliability', 'gpuError');
+    const r = await gpu.call('reliability', 'gpuError');
     console.log(r.message);
     expect(r.isGpuError).toBe(true);
     expect(r.operation).toMatch(/^encodeClosestHit \(1 rays × 1 boxes\)$/);
@@ -201,9 +188,7 @@ describe('world-scale coordinates', () => {
   // same box with t ≥ 1 m. Without re-basing (origin forced to 0, 0, 0) float32 resolution at
   // 1e6 m is 6 cm and the same check fails, which shows the test can tell.
   it.each([[1e4, 91], [1e5, 92], [1e6, 93]])('offset %d m: hit distances within 1e-4 relative of float64, zero mismatches (seed %d)', async (offset, seed) => {
-    const r = await gpu.call<{
-      summary: ComparisonSummary; floating: { worst: number; counted: number }; naive: { worst: number; counted: number }; hits: number;
-    }>('reliability', 'worldScale', offset, seed, 10_000);
+    const r = await gpu.call('reliability', 'worldScale', offset, seed, 10_000);
     console.log(`offset ${offset}: worst relative |Δt| ${r.floating.worst.toExponential(2)} with the floating origin, ${r.naive.worst.toExponential(2)} without (${r.floating.counted} hits)`);
     expectClean(r.summary, 1e-3);
     expect(r.floating.counted).toBeGreaterThan(5000);
@@ -214,10 +199,7 @@ describe('world-scale coordinates', () => {
   });
 
   it('a 100 km set 1e6 m out, queried in one corner: rebase() to the rays restores the 1e-4 bound (seed 94)', async () => {
-    const r = await gpu.call<{
-      atCentre: { worst: number; counted: number }; rebased: { worst: number; counted: number };
-      summaryAtCentre: ComparisonSummary; summaryRebased: ComparisonSummary; pairs: ComparisonSummary;
-    }>('reliability', 'wideSet', 94);
+    const r = await gpu.call('reliability', 'wideSet', 94);
     console.log(`100 km set: worst relative |Δt| ${r.atCentre.worst.toExponential(2)} at the set's centre, ${r.rebased.worst.toExponential(2)} rebased`);
     expectClean(r.summaryAtCentre);
     expectClean(r.summaryRebased, 1e-3);

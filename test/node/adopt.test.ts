@@ -6,7 +6,8 @@
  * rejected array is left untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOX_F64, ValidationError, mulberry32, randomBoxes, randomRays, validateBoxArray, type BoxArray, type ObbGpu } from '../../src/index.ts';
+import { BOX_F64, ValidationError, validateBoxArray, type BoxArray, type ObbGpu } from '../../src/index.ts';
+import { mulberry32, randomBoxes, randomRays } from '../../src/judge/index.ts';
 import { openNodeGpu } from './shared.ts';
 
 let gpu: ObbGpu;

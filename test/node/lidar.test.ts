@@ -7,10 +7,9 @@
  * that ignored it would fail).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  boxArrayFrom, compareLidarSweep, compareReturnsPerBox, lidarPreset, linearElevations, mountPose, mulberry32, randomBoxes,
-  type BoxArray, type BoxMotion, type LidarDescription, type LidarPose, type ObbGpu,
-} from '../../src/index.ts';
+import { boxArrayFrom, linearElevations, mountPose, type BoxArray, type BoxMotion, type LidarDescription, type LidarPose, type ObbGpu } from '../../src/index.ts';
+import { compareLidarSweep, compareReturnsPerBox, mulberry32, randomBoxes } from '../../src/judge/index.ts';
+import { lidarPreset } from '../../src/lidar/index.ts';
 import { compactReturns, lidarSweepReference } from '../../src/reference/index.ts';
 import { columnFrames } from '../../src/core/lidar.ts';
 import { expectClean, openNodeGpu, scoped } from './shared.ts';

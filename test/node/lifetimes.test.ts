@@ -18,7 +18,8 @@
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CapacityError, DeviceLostError, GpuError, ObbGpu, StaleObjectError, ValidationError, frustumPlanes, linearElevations, mulberry32, randomBoxes, randomRays, type BoxInput, type RayArray } from '../../src/index.ts';
+import { CapacityError, DeviceLostError, GpuError, ObbGpu, StaleObjectError, ValidationError, frustumPlanes, linearElevations, type BoxInput, type RayArray } from '../../src/index.ts';
+import { mulberry32, randomBoxes, randomRays } from '../../src/judge/index.ts';
 import { createNodeGpu } from '../../src/node/runtime.ts';
 import { openNodeGpu, scoped, TEST_DRIVER } from './shared.ts';
 

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adversarialPairGroups, comparePairLists, comparePairs, mulberry32, publishedSatPairs, randomBoxes, type BoxInput, type ObbGpu } from '../../src/index.ts';
+import { type BoxInput, type ObbGpu } from '../../src/index.ts';
+import { adversarialPairGroups, comparePairLists, comparePairs, mulberry32, publishedSatPairs, randomBoxes } from '../../src/judge/index.ts';
 import { obbPairs } from '../../src/reference/index.ts';
 import { expectClean, openNodeGpu, scoped } from './shared.ts';
 

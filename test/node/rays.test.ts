@@ -4,7 +4,8 @@
  * browser with larger counts: zero mismatches on random and adversarial suites.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, mulberry32, randomBoxes, randomRays, type BoxSet, type Comparison, type ObbGpu, type RayArray, type RaycastOptions } from '../../src/index.ts';
+import { type BoxSet, type ObbGpu, type RayArray, type RaycastOptions } from '../../src/index.ts';
+import { adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, mulberry32, randomBoxes, randomRays, type Comparison } from '../../src/judge/index.ts';
 import { closestHit } from '../../src/reference/index.ts';
 import { expectClean, openNodeGpu, scoped, type Tuning } from './shared.ts';
 

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareClosestHits, comparePairs, mulberry32, publishedSatPairs, randomBoxes, randomRays, type ObbGpu } from '../../src/index.ts';
+import { type ObbGpu } from '../../src/index.ts';
+import { compareClosestHits, comparePairs, mulberry32, publishedSatPairs, randomBoxes, randomRays } from '../../src/judge/index.ts';
 import { findVulkan, NodeGpuUnavailableError, nodeGpu, type VulkanProbe } from '../../src/node/runtime.ts';
 import { openNodeGpu, scoped, TEST_DRIVER } from './shared.ts';
 

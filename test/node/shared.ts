@@ -8,7 +8,8 @@
  * fails: these tests never skip.
  */
 import { expect } from 'vitest';
-import { formatComparison, type Comparison, type ObbGpu, type RayKernelTuning } from '../../src/index.ts';
+import { type ObbGpu, type RayKernelTuning } from '../../src/index.ts';
+import { formatComparison, type Comparison } from '../../src/judge/index.ts';
 import { createNodeGpu, driverFromEnv } from '../../src/node/runtime.ts';
 
 /** Ray-kernel paths under test: the adapter's default, or forced (as test/gpu/page/shared.ts). */

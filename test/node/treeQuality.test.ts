@@ -6,7 +6,8 @@
  * tiny boxes mixed; the GPU's counting kernel (RayQueries.walkCounts) counts what the twin counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mulberry32, randomBoxes, randomRays, type BoxArray, type ObbGpu } from '../../src/index.ts';
+import { type BoxArray, type ObbGpu } from '../../src/index.ts';
+import { mulberry32, randomBoxes, randomRays } from '../../src/judge/index.ts';
 import { anyHitGrid, closestHitGrid } from '../../src/reference/index.ts';
 import { anyHit, allHits } from '../../src/reference/raycast.ts';
 import { bvhSahCost, bvhWalkCounts, wideRecords } from '../../src/tree/quality.ts';

@@ -3,6 +3,8 @@
  * into fresh temporary projects (npm's cache reused, so a warm run takes seconds), then:
  *   - installs with no environment variables set, downloads no browser, pulls nothing but
  *     @webgpu/types; the CLI's CPU backend runs, its browser backend says how to add Puppeteer;
+ *   - its package.json keeps `sideEffects: false` and `files`, and every `exports` entry (and
+ *     every `typesVersions` path) resolves in the installed package, with its types;
  *   - (a) type-checks with TypeScript 5.9 (moduleResolution bundler, node16 and node) and 6
  *     (bundler, node16), strict, skipLibCheck false;
  *   - (b) a Vite app that creates ObbGpu and runs a closest-hit and an all-pairs query next to a
@@ -26,6 +28,18 @@ import { launchBrowser } from '../../src/node/browser.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+
+/** What the package.json's entry fields hold (the `exports` conditions, `typesVersions`). */
+interface PackageEntries {
+  name: string;
+  sideEffects?: unknown;
+  files?: string[];
+  repository?: unknown;
+  homepage?: unknown;
+  bugs?: unknown;
+  exports: Record<string, string | Record<string, string>>;
+  typesVersions: Record<string, Record<string, string[]>>;
+}
 
 /** Versions the consumer projects install: TypeScript 5.9 (the last without WebGPU in lib.dom), and the repository's own Vite, three and webgpu. */
 const VERSIONS = { typescript5: '5.9.3', vite: pkg.devDependencies['vite']!, three: pkg.devDependencies['three']!, typesThree: pkg.devDependencies['@types/three']!, webgpu: pkg.devDependencies['webgpu']!, puppeteer: pkg.devDependencies['puppeteer']! };
@@ -107,14 +121,16 @@ describe('the packed tarball in a fresh project', () => {
     const files = ok(sh(dir, 'npm', ['ls', '--all', '--parseable']), 'npm ls').split('\n').filter(Boolean);
     expect(files.some((f) => /puppeteer|chrome|webgpu$/.test(f.replace(/.*node_modules\//, '')))).toBe(false);
     const shipped = readdirSync(join(dir, 'node_modules', 'webgpu-obb')).sort();
-    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
+    expect(shipped).toEqual(['CHANGELOG.md', 'CONTRIBUTING.md', 'LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
     // Nothing shipped points outside the package: no ../shared, and every relative link of the
     // README and the docs names a file that is in it.
     const installed = join(dir, 'node_modules', 'webgpu-obb');
     for (const file of textFiles(installed)) {
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/\.\.\/shared/);
     }
-    for (const doc of ['README.md', 'docs/design.md', 'docs/gpu.md']) {
+    const docs = ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', ...readdirSync(join(installed, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+    expect(docs).toEqual(expect.arrayContaining(['docs/design.md', 'docs/guarantees.md', 'docs/verification.md', 'docs/performance.md']));
+    for (const doc of docs) {
       const text = readFileSync(join(installed, doc), 'utf8');
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         if (!/^[a-z]+:/.test(target!)) {
@@ -131,6 +147,48 @@ describe('the packed tarball in a fresh project', () => {
     expect(gpu.out.trim().split('\n')).toHaveLength(1);
     expect(gpu.out).toMatch(/needs Puppeteer, which is not installed: `npm install puppeteer`/);
   });
+
+  it('keeps sideEffects: false and files, and every exports entry resolves in the installed package, with its types', () => {
+    const { dir } = project('entries', []);
+    const installed = join(dir, 'node_modules', 'webgpu-obb');
+    const meta = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as PackageEntries;
+    expect(meta.sideEffects).toBe(false);
+    expect(meta.files).toEqual(expect.arrayContaining(['dist', 'bin', 'README.md', 'LICENSE']));
+    // The project has no public URL yet: repository, homepage and bugs come together or not at all.
+    const links = [meta.repository, meta.homepage, meta.bugs].filter((v) => v !== undefined);
+    expect([0, 3]).toContain(links.length);
+    const entries = Object.keys(meta.exports).filter((k) => k !== './package.json');
+    expect(entries).toEqual(expect.arrayContaining(['.', './advanced', './reference', './node', './three', './judge', './lidar']));
+    // Every condition's file is in the tarball, and Node resolves each entry to its `import` file.
+    const specifiers = entries.map((k) => (k === '.' ? meta.name : `${meta.name}/${k.slice(2)}`));
+    for (const key of entries) {
+      const target = meta.exports[key]!;
+      expect(typeof target, key).toBe('object');
+      const conditions = target as Record<string, string>;
+      expect(Object.keys(conditions), key).toEqual(['types@<6', 'types', 'import', 'default']);
+      for (const [condition, file] of Object.entries(conditions)) {
+        expect(statSync(join(installed, file), { throwIfNoEntry: false })?.isFile(), `${key} ${condition}: ${file}`).toBe(true);
+      }
+    }
+    const script = `for (const s of ${JSON.stringify(specifiers)}) console.log(s + ' ' + import.meta.resolve(s));`;
+    const resolved = ok(sh(dir, process.execPath, ['--input-type=module', '-e', script]), 'import.meta.resolve of every entry').trim().split('\n');
+    expect(resolved).toHaveLength(entries.length);
+    entries.forEach((key, k) => {
+      const url = resolved[k]!.split(' ')[1]!;
+      expect(fileURLToPath(url), key).toBe(join(installed, (meta.exports[key] as Record<string, string>)['import']!));
+    });
+    // typesVersions (TypeScript with moduleResolution node): each subpath, in both trees.
+    for (const [range, map] of Object.entries(meta.typesVersions)) {
+      for (const key of entries.filter((k) => k !== '.')) {
+        const paths = map[key.slice(2)];
+        expect(paths, `typesVersions[${range}] lacks ${key.slice(2)}`).toBeDefined();
+        for (const file of paths!) {
+          expect(statSync(join(installed, file), { throwIfNoEntry: false })?.isFile(), `typesVersions[${range}].${key.slice(2)}: ${file}`).toBe(true);
+        }
+      }
+    }
+    console.log(`entries resolved in the tarball: ${specifiers.join(', ')}`);
+  });
 });
 
 describe('a project using it (TypeScript 5.9 and 6, Vite, three.js, webgpu)', () => {
@@ -142,8 +200,10 @@ describe('a project using it (TypeScript 5.9 and 6, Vite, three.js, webgpu)', ()
 
   it('(a) type-checks: TypeScript 5.9 (bundler, node16, node) and 6 (bundler, node16), strict, skipLibCheck false', () => {
     writeFileSync(join(dir, 'src', 'uses.ts'), `
-import { ObbGpu, reference, rayArrayFrom, compareClosestHits, WebGpuUnavailableError, type GpuClosestHits, type BoxSet } from 'webgpu-obb';
+import { ObbGpu, reference, rayArrayFrom, WebGpuUnavailableError, type GpuClosestHits, type BoxSet } from 'webgpu-obb';
 import { closestHit } from 'webgpu-obb/reference';
+import { compareClosestHits, UNIT_ROUNDOFF, type Comparison } from 'webgpu-obb/judge';
+import { lidarPreset, writePcd, type LidarPointCloud } from 'webgpu-obb/lidar';
 import { bindGroup, getKernel, KERNELS, type KernelName } from 'webgpu-obb/advanced';
 import { createNodeGpu } from 'webgpu-obb/node';
 import { ThreeBoxes, obbGpuFor, type SyncReport } from 'webgpu-obb/three';
@@ -157,6 +217,13 @@ export async function threeUses(camera: Camera): Promise<number> {
   return report.moved + (hit?.distance ?? 0) + (hit?.instanceId ?? 0);
 }
 
+export async function lidarUses(gpu: ObbGpu, set: BoxSet): Promise<number> {
+  const sensor = await gpu.createLidar(lidarPreset('velodyne-vlp16'));
+  const sweep = await gpu.lidarSweep(sensor, set, { origin: [0, 0, 1.8] }, { fields: true });
+  const cloud: LidarPointCloud | undefined = sweep.fields;
+  return cloud ? writePcd(cloud).byteLength : 0;
+}
+
 export async function uses(device?: GPUDevice): Promise<number> {
   const gpu = device ? await ObbGpu.create({ device }) : await createNodeGpu();
   const set: BoxSet = gpu.createBoxSet([{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
@@ -167,7 +234,8 @@ export async function uses(device?: GPUDevice): Promise<number> {
   const kernel = await getKernel(gpu.ctx.device, name);
   bindGroup(gpu.ctx.device, kernel, { params: buffer, boxes: buffer, boxMasks: buffer, rays: buffer, hits: buffer, geometry: buffer });
   const cpu = closestHit(set.boxes, rays);
-  return compareClosestHits({ boxes: set.boxes, rays, origin: set.origin }, hits).mismatch + cpu.count + KERNELS.closestHit.bindings.params[0]
+  const cmp: Comparison = compareClosestHits({ boxes: set.boxes, rays, origin: set.origin, unitRoundoff: UNIT_ROUNDOFF.f32 }, hits);
+  return cmp.mismatch + cpu.count + KERNELS.closestHit.bindings.params[0]
     + reference.allPairs(set.boxes).length + (new WebGpuUnavailableError('no-adapter', '') instanceof Error ? 0 : 1);
 }
 `);
@@ -190,7 +258,8 @@ export async function uses(device?: GPUDevice): Promise<number> {
   it('(b) a Vite app: closest hit and all pairs next to a three.js WebGPU canvas equal the reference in headless Chromium; what ObbGpu alone costs a bundle', async () => {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><canvas id="view" width="256" height="256"></canvas><script type="module" src="/src/app.ts"></script></body></html>\n');
     writeFileSync(join(dir, 'src', 'app.ts'), `
-import { ObbGpu, compareClosestHits, comparePairLists, mulberry32, randomBoxes, randomRays } from 'webgpu-obb';
+import { ObbGpu } from 'webgpu-obb';
+import { compareClosestHits, comparePairLists, mulberry32, randomBoxes, randomRays } from 'webgpu-obb/judge';
 import { ThreeBoxes, obbGpuFor } from 'webgpu-obb/three';
 import { BoxGeometry, Mesh, MeshBasicNodeMaterial, PerspectiveCamera, Raycaster, Scene, Vector2, WebGPURenderer } from 'three/webgpu';
 
@@ -276,7 +345,7 @@ run().then((r) => { window.__result = r; }, (e: unknown) => { window.__result = 
 
   it('(c) Node: webgpu-obb/node with the optional webgpu answers like the reference; require() from CommonJS works', () => {
     writeFileSync(join(dir, 'node.mjs'), `
-import { compareClosestHits, mulberry32, randomBoxes, randomRays } from 'webgpu-obb';
+import { compareClosestHits, mulberry32, randomBoxes, randomRays } from 'webgpu-obb/judge';
 import { createNodeGpu } from 'webgpu-obb/node';
 const gpu = await createNodeGpu({ driver: 'swiftshader' });
 const rnd = mulberry32(15);

@@ -5,7 +5,8 @@
  * per sweep is 64 bytes, not 12 MB of rays), checked against the reference's closest hits.
  */
 import { Bvh } from '../../../src/tree/Bvh.ts';
-import { compareClosestHits, linearElevations, type LidarDescription } from '../../../src/index.ts';
+import { linearElevations, type LidarDescription } from '../../../src/index.ts';
+import { compareClosestHits } from '../../../src/judge/index.ts';
 import { closestHitGrid, lidarRays as lidarRaysOf } from '../../../src/reference/index.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
@@ -13,7 +14,7 @@ import { makeRow, stats, timeBudget, timeGpu, type Row } from '../measure.ts';
 import { LIDAR, lidarScene, pickingRays, pickingScene } from '../scenes.ts';
 import { bvhSahCost, bvhWalkCounts } from '../../../src/tree/quality.ts';
 import { BOX_F64 } from '../../../src/core/types.ts';
-import { mulberry32 } from '../../../src/index.ts';
+import { mulberry32 } from '../../../src/judge/index.ts';
 import { timeClosestKernel } from '../impls/gpuKernel.ts';
 import { boxBounds, checkBoxRange, defaultOrigin, packBoxes } from '../../../src/advanced.ts';
 import { validateBoxArray } from '../../../src/index.ts';

@@ -12,7 +12,9 @@
  * reference runs on a slice of the columns. Every GPU sweep is judged against the reference on
  * every 16th column (compareLidarSweep).
  */
-import { compareLidarSweep, lidarPreset, linearElevations, mulberry32, type BoxArray, type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose, type LidarSensor } from '../../../src/index.ts';
+import { linearElevations, type BoxArray, type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose, type LidarSensor } from '../../../src/index.ts';
+import { compareLidarSweep, mulberry32 } from '../../../src/judge/index.ts';
+import { lidarPreset } from '../../../src/lidar/index.ts';
 import { lidarRays, lidarSweepReference } from '../../../src/reference/index.ts';
 import { columnAngle, columnTime } from '../../../src/core/lidar.ts';
 import type { BenchConfig, SuiteResult } from '../config.ts';

@@ -129,7 +129,7 @@ function destroyAll(scenes: Map<Implementation, RayScene>): void {
  * Picking: `rayCounts` camera rays (1 and 1,024) against `n` boxes; also the `build` rows for n.
  * Workload names: `build`, `picking-1`, `picking-1024` (n in the row).
  */
-export async function picking(n: number, rayCounts: number[], cfg: BenchConfig): Promise<SuiteResult> {
+export async function picking(n: number, rayCounts: readonly number[], cfg: BenchConfig): Promise<SuiteResult> {
   const out: SuiteResult = { rows: [], notes: [] };
   const boxes = pickingScene(n);
   const impls = selectImplementations(cfg.implementations);

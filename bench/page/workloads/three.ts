@@ -164,7 +164,7 @@ function marqueeFrustum(camera: PerspectiveCamera): Frustum {
   return new Frustum().setFromProjectionMatrix(sub, camera.coordinateSystem);
 }
 
-export async function three(n: number, rayCounts: number[], cfg: BenchConfig): Promise<SuiteResult> {
+export async function three(n: number, rayCounts: readonly number[], cfg: BenchConfig): Promise<SuiteResult> {
   const out: SuiteResult = { rows: [], notes: [] };
   const gpu = await sharedGpu();
   const source = pickingScene(n);

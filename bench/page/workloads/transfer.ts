@@ -9,7 +9,7 @@ import { makeRow, timeBudget } from '../measure.ts';
 
 const MB = 1 << 20;
 
-export async function transfer(sizesMB: number[], cfg: BenchConfig): Promise<SuiteResult> {
+export async function transfer(sizesMB: readonly number[], cfg: BenchConfig): Promise<SuiteResult> {
   const out: SuiteResult = { rows: [], notes: [] };
   if (cfg.implementations && !cfg.implementations.some((n) => n.startsWith('gpu'))) {
     return out;

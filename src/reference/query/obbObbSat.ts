@@ -153,6 +153,7 @@ const oneB = new Float64Array(BOX_F64.STRIDE);
  * Do two canonical boxes overlap? Full 15-axis SAT unless `faceOnly`.
  *
  * @example
+ * declare const a: BoxInput, b: BoxInput; // the published two-box case
  * obbObbSat(toObb(a), toObb(b)) // { overlap: false, gap: 0.1467, axis: 11, axisName: 'A1xB2' }
  */
 export function obbObbSat(a: Obb, b: Obb, options: SatOptions = {}, out: SatScratch = makeSatScratch()): SatResult {

@@ -3,7 +3,7 @@
  * same statement order, same epsilons, same face ids; the comparator reads the diagnostics
  * (tNear, tFar, entering and exiting faces, local direction) to tell a grazing ray from a bug.
  *
- * Semantics (DESIGN.md): unit direction, so t is a world distance; a hit at exactly maxDistance
+ * Semantics (docs/design.md, "Semantics"): unit direction, so t is a world distance; a hit at exactly maxDistance
  * counts; origin inside → t = 0, inside, no face (solid) or the exit point and exit face
  * (`solid: false`); a near-zero local direction component never divides: the ray hits only if
  * its origin lies within that slab. Ties between slabs keep the first axis (u, then v, then w).
@@ -199,6 +199,7 @@ export function faceNormal(box: Obb, face: number): Vec3 | undefined {
  * canonical (see `toObb`).
  *
  * @example
+ * const unitBox = { center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] } as const;
  * const h = rayObb(toRay({ origin: [-10, 0, 0], direction: [1, 0, 0] }), toObb(unitBox));
  * // { hit: true, t: 9, inside: false, face: FACE_NEG_U, point: [-1, 0, 0], normal: [-1, 0, 0] }
  */

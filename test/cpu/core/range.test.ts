@@ -6,7 +6,8 @@
  * centre of the centres' bounds.
  */
 import { describe, expect, it } from 'vitest';
-import { BOX_F64, GPU_MAX_COORDINATE, ValidationError, mulberry32, randomBoxes, type BoxArray, type Vec3 } from '../../../src/index.ts';
+import { BOX_F64, GPU_MAX_COORDINATE, ValidationError, type BoxArray, type Vec3 } from '../../../src/index.ts';
+import { mulberry32, randomBoxes } from '../../../src/judge/index.ts';
 import { boxBounds, checkBoxRange, defaultOrigin } from '../../../src/advanced.ts';
 
 const M = GPU_MAX_COORDINATE;

@@ -2,7 +2,8 @@
  * Helpers shared by the GPU suites in the page: one ObbGpu per page, a validation error scope
  * around every suite call that must come back empty, and JSON summaries of comparisons.
  */
-import { ObbGpu, formatComparison, type Comparison } from '../../../src/index.ts';
+import { ObbGpu } from '../../../src/index.ts';
+import { formatComparison, type Comparison } from '../../../src/judge/index.ts';
 
 /**
  * Ray-kernel tuning under test: 'default' is what the adapter gets by default; 'tiled-cull' and

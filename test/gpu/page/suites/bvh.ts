@@ -2,7 +2,8 @@
  * Suite `bvh`: the GPU building blocks of the BVH (scan, radix sort) and the tree itself,
  * checked against CPU computations of the same thing.
  */
-import { BOX_F64, boxAt, mulberry32, obbToAabb, randomBoxes, type BoxArray } from '../../../../src/index.ts';
+import { BOX_F64, boxAt, obbToAabb, type BoxArray } from '../../../../src/index.ts';
+import { mulberry32, randomBoxes } from '../../../../src/judge/index.ts';
 import { GpuContext } from '../../../../src/advanced.ts';
 import { Bvh } from '../../../../src/tree/Bvh.ts';
 import { writeQuaternionAxes } from '../../../../src/scenes/generate.ts';
@@ -14,7 +15,8 @@ import { SCAN_PER_THREAD, SCAN_WG, SORT_BITS, SORT_PER_THREAD, SORT_WG } from '.
 const GPU_TUNING: BlockTuning = { sortBits: SORT_BITS, sortWg: SORT_WG, sortPerThread: SORT_PER_THREAD, scanWg: SCAN_WG, scanPerThread: SCAN_PER_THREAD, boundsWg: 256, boundsPerThread: 4 };
 import { LidarSensor, type LidarMethod, type LidarSweep } from '../../../../src/lidar/LidarSensor.ts';
 import { FrustumCuller } from '../../../../src/frustum/FrustumCuller.ts';
-import { compareClosestHits, compareFrustum, frustumPlanes, linearElevations, type ClosestHits, type LidarDescription, type LidarPose } from '../../../../src/index.ts';
+import { frustumPlanes, linearElevations, type ClosestHits, type LidarDescription, type LidarPose } from '../../../../src/index.ts';
+import { compareClosestHits, compareFrustum } from '../../../../src/judge/index.ts';
 import { closestHitGrid, lidarRays } from '../../../../src/reference/index.ts';
 import { getGpu, summarize } from '../shared.ts';
 

@@ -3,7 +3,8 @@
  * sort-and-sweep twins of the brute-force reference for large scenes) and against the GPU's own
  * brute-force path, through the comparator.
  */
-import { BOX_F64, adversarialPairGroups, adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, type BoxArray, type RaycastOptions } from '../../../../src/index.ts';
+import { BOX_F64, type BoxArray, type RaycastOptions } from '../../../../src/index.ts';
+import { adversarialPairGroups, adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays } from '../../../../src/judge/index.ts';
 import { allHitsGrid, allPairs as refAllPairs, allPairsSweep, anyHitGrid, closestHitGrid } from '../../../../src/reference/index.ts';
 import { bvhScene } from './bvh.ts';
 import { scoped, summarize, type ComparisonSummary } from '../shared.ts';

@@ -26,7 +26,8 @@
  * fast-check is imported when a property runs, so pages that never fuzz never load it.
  */
 import type * as FC from 'fast-check';
-import { BOX_F64, RAY_F64, boxArrayFrom, compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, rayArrayFrom, toObb, type BoxArray, type BoxInput, type ClosestHits, type Comparison, type LidarDescription, type LidarMotion, type LidarPose, type ObbGpu, type Ray, type RayArray, type RaycastOptions, type Vec3 } from '../../../../src/index.ts';
+import { BOX_F64, RAY_F64, boxArrayFrom, rayArrayFrom, toObb, type BoxArray, type BoxInput, type ClosestHits, type LidarDescription, type LidarMotion, type LidarPose, type ObbGpu, type Ray, type RayArray, type RaycastOptions, type Vec3 } from '../../../../src/index.ts';
+import { compareAllHits, compareAnyHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, type Comparison } from '../../../../src/judge/index.ts';
 import { allHits as refAllHits, obbOneVsMany as refOneVsMany } from '../../../../src/reference/index.ts';
 import { compareLidarSweep } from '../../../../src/compare/lidar.ts';
 import { motionMatters } from '../../../../src/core/lidar.ts';

@@ -3,7 +3,8 @@
  * updates, ordering of queries and updates, results left on the GPU, compile-error mapping,
  * buffer lifetime, empty inputs.
  */
-import { BoxSet, ObbGpu, ShaderCompileError, ValidationError, compareClosestHits, formatComparison, linearElevations, mulberry32, randomBoxes, randomRays, rayArrayFrom, type BoxArray, type RayArray } from '../../../../src/index.ts';
+import { BoxSet, ObbGpu, ShaderCompileError, ValidationError, linearElevations, rayArrayFrom, type BoxArray, type RayArray } from '../../../../src/index.ts';
+import { compareClosestHits, formatComparison, mulberry32, randomBoxes, randomRays } from '../../../../src/judge/index.ts';
 import { closestHit } from '../../../../src/reference/index.ts';
 import { GpuContext, HIT, HIT_GEOMETRY, linkShader, packRays, CHUNKS } from '../../../../src/advanced.ts';
 import { throwOnCompileErrors } from '../../../../src/runtime/pipelines.ts';
@@ -307,7 +308,7 @@ export async function misuse() {
   return { errors, ctxIsGpuContext: gpu.ctx instanceof GpuContext };
 }
 
-/** The README's quick start, step by step, with what it prints. */
+/** The quick start of README, "Quick start", step by step, with what it prints. */
 export async function quickStart() {
   const gpu = await ObbGpu.create();
   try {

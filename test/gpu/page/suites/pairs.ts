@@ -2,7 +2,8 @@
  * Suite `pairs`: the SAT kernels (obbPairs, obbOneVsMany, obbCross / allPairs) on random and
  * adversarial inputs, classified against the float64 reference in the page.
  */
-import { adversarialPairGroups, boxArrayFrom, comparePairLists, comparePairs, mulberry32, publishedSatPairs, randomBoxes, toObb, type BoxArray, type BoxInput } from '../../../../src/index.ts';
+import { boxArrayFrom, toObb, type BoxArray, type BoxInput } from '../../../../src/index.ts';
+import { adversarialPairGroups, comparePairLists, comparePairs, mulberry32, publishedSatPairs, randomBoxes } from '../../../../src/judge/index.ts';
 import { obbPairs } from '../../../../src/reference/index.ts';
 import { scoped, summarize } from '../shared.ts';
 

@@ -2,9 +2,10 @@
  * Suite `rays`: the ray kernels (closestHit, anyHit, allHits) on random and adversarial inputs,
  * each result classified against the float64 reference by the comparator, in the page.
  */
-import { ObbGpu, adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, mulberry32, randomBoxes, randomRays, validateRayArray, type BoxSet, type Comparison, type RayArray, type RayCompareInput, type RaycastOptions } from '../../../../src/index.ts';
+import { ObbGpu, validateRayArray, type BoxSet, type RayArray, type RaycastOptions } from '../../../../src/index.ts';
+import { adversarialRayGroups, compareAllHits, compareAnyHits, compareClosestHits, mulberry32, randomBoxes, randomRays, type Comparison, type RayCompareInput } from '../../../../src/judge/index.ts';
 import { closestHit } from '../../../../src/reference/index.ts';
-import { withMaxDistance } from '../../../../src/advanced.ts';
+import { withMaxDistance } from '../../../../src/judge/index.ts';
 import { scoped, summarize, type ComparisonSummary, type Tuning } from '../shared.ts';
 
 export type Family = 'closest' | 'any' | 'all';

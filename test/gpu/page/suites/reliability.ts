@@ -4,7 +4,8 @@
  * device loss and recovery, error-scope errors named by operation, and precision far from the
  * world origin. Driven by test/gpu/reliability.test.ts.
  */
-import { BoxSet, CapacityError, GpuError, ObbGpu, ValidationError, compareAllHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays, type BoxArray, type RayArray, type Vec3 } from '../../../../src/index.ts';
+import { BoxSet, CapacityError, GpuError, ObbGpu, ValidationError, type BoxArray, type RayArray, type Vec3 } from '../../../../src/index.ts';
+import { compareAllHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays } from '../../../../src/judge/index.ts';
 import { allPairs, closestHit } from '../../../../src/reference/index.ts';
 import { GpuContext, RayQueries } from '../../../../src/advanced.ts';
 import { getGpu, scoped, summarize, type ComparisonSummary } from '../shared.ts';
