@@ -1,10 +1,12 @@
 /**
  * What the `webgpu-obb` commands share: exit codes, the one-line failure, readable I/O reasons,
- * atomic file writes, reading a scene file.
+ * atomic file writes, reading a scene file, refusing what the CPU reference cannot hold.
  */
+import { createHash } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseSceneText, SceneError, type Scene } from '../files/scene.ts';
+import { CapacityError } from '../errors.ts';
 
 /** Exit codes of the command. */
 export const EXIT = {
@@ -85,6 +87,35 @@ export async function readScene(file: string): Promise<{ scene: Scene; text: str
     return { scene: parseSceneText(text), text };
   } catch (error) {
     if (error instanceof SceneError) {
+      throw new CliError(EXIT.USAGE, `${file}: ${oneLine(error)}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The identity of a scene file that result files carry (`"scene"`): the SHA-256 of its bytes.
+ *
+ * @example
+ * sceneDigest('{"boxes":[]}') // 'sha256:…' (64 hex digits)
+ */
+export function sceneDigest(text: string): string {
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Runs `fn`, work of the float64 reference on the scene of `file`: what the CPU cannot hold (a
+ * CapacityError, raised before the memory is taken) is exit 2, one line naming the file and the
+ * input (`scene.json: lidars[0].sensor.columns: 1 channel × 100000000 columns = …`).
+ *
+ * @example
+ * const ref = withinReferenceCapacity('scene.json', () => runReference(scene));
+ */
+export function withinReferenceCapacity<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof CapacityError) {
       throw new CliError(EXIT.USAGE, `${file}: ${oneLine(error)}`);
     }
     throw error;

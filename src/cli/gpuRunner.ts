@@ -7,7 +7,7 @@
  * Loaded by src/cli/main.ts with a dynamic import, so `--backend cpu` never loads Puppeteer.
  *
  * @example
- * const raw = await runSceneInBrowser({ distDir, sceneText, browser: undefined, progress: console.error });
+ * const raw = await runSceneInBrowser({ distDir: 'dist', sceneText, browser: undefined, progress: console.error });
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';

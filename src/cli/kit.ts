@@ -15,11 +15,11 @@ import { parseArgs } from 'node:util';
 import { describeScene, type Scene } from '../files/scene.ts';
 import { caseFiles, isManifest, parseManifest } from '../judge/cases.ts';
 import { htmlReport } from '../judge/html.ts';
-import { formatSceneComparison, judgeScene, unitRoundoffOf, type JudgeOptions } from '../judge/judge.ts';
+import { formatSceneComparison, judgeScene, phaseProgress, unitRoundoffOf, type JudgeOptions, type SceneComparison } from '../judge/judge.ts';
 import { junitReport, type JudgedGroup } from '../judge/junit.ts';
 import { parseResultText, ResultError, type ParsedResult } from '../judge/result.ts';
 import { UNIT_ROUNDOFF, type Precision } from '../compare/errorModel.ts';
-import { CliError, EXIT, ioReason, oneLine, readScene, writeFileAtomic, type CliIo } from './common.ts';
+import { CliError, EXIT, ioReason, oneLine, readScene, sceneDigest, withinReferenceCapacity, writeFileAtomic, type CliIo } from './common.ts';
 
 export const KIT_USAGE = `  webgpu-obb judge SCENE.json RESULT.json [--precision f32|f16|f64 | --unit-roundoff U]
                  [--junit FILE.xml] [--html FILE.html] [--lenient] [--quiet]
@@ -133,8 +133,23 @@ async function readJson(file: string, what: string): Promise<{ text: string; jso
   }
 }
 
-/** A result file parsed against its scene, or the one line saying why it does not answer it. */
-async function readResult(file: string, scene: Scene, lenient: boolean, warn: (m: string) => void): Promise<ParsedResult | string> {
+/** `mismatch (missing-hit 144, face 2)`: a count with its reasons, over every comparison of a scene. */
+function counted(cmp: SceneComparison, verdict: 'mismatch' | 'ambiguous'): string {
+  const by = new Map<string, number>();
+  for (const c of cmp.comparisons) {
+    for (const [k, n] of Object.entries(verdict === 'mismatch' ? c.mismatchByReason : c.ambiguousByReason)) {
+      by.set(k, (by.get(k) ?? 0) + n);
+    }
+  }
+  const reasons = [...by].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+  return `${cmp[verdict]} ${verdict}${reasons ? ` (${reasons})` : ''}`;
+}
+
+/**
+ * A result file parsed against its scene, or the one line saying why it does not answer it: a
+ * result that names another scene (`"scene"`, the SHA-256 of the scene file) is one of those.
+ */
+async function readResult(file: string, scene: Scene, sceneText: string, lenient: boolean, warn: (m: string) => void): Promise<ParsedResult | string> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -143,6 +158,10 @@ async function readResult(file: string, scene: Scene, lenient: boolean, warn: (m
   }
   try {
     const parsed = parseResultText(text, scene);
+    const digest = sceneDigest(sceneText);
+    if (parsed.scene !== undefined && parsed.scene !== digest) {
+      return `${file}: result is for another scene (its "scene" is ${parsed.scene}; this scene file is ${digest})`;
+    }
     if (parsed.unknownFields.length > 0) {
       const fields = parsed.unknownFields.join(', ');
       if (!lenient) {
@@ -189,36 +208,42 @@ async function judge(args: KitArgs, io: CliIo): Promise<number> {
     title = `judge of ${second} (${manifest.suites.length} groups, seed ${manifest.seed}, ${manifest.size})`;
     for (const suite of manifest.suites) {
       const t0 = performance.now();
-      const { scene } = await readScene(join(base, suite.scene));
-      const parsed = await readResult(join(second, suite.result), scene, lenient, io.err);
+      const { scene, text } = await readScene(join(base, suite.scene));
+      const parsed = await readResult(join(second, suite.result), scene, text, lenient, io.err);
       if (typeof parsed === 'string') {
         progress(`${suite.name}: NOT JUDGED: ${parsed}`);
         groups.push({ name: suite.name, error: parsed, seconds: (performance.now() - t0) / 1000 });
         continue;
       }
-      const comparison = judgeScene(scene, parsed, options);
+      // One summary line per group; of its phases only the long ones' counts and ETA.
+      const periodic = (m: string, isPeriodic?: boolean): void => {
+        if (isPeriodic) {
+          progress(`${suite.name}: ${m}`);
+        }
+      };
+      const comparison = withinReferenceCapacity(join(base, suite.scene), () => judgeScene(scene, parsed, { ...options, onProgress: periodic }));
       groups.push({ name: suite.name, comparison, seconds: (performance.now() - t0) / 1000 });
-      progress(`${suite.name}: ${comparison.ok ? 'ok' : 'FAIL'}, ${comparison.mismatch} mismatch, ${comparison.ambiguous} ambiguous in ${comparison.total} cases`);
+      progress(`${suite.name}: ${comparison.ok ? 'ok' : 'FAIL'}, ${counted(comparison, 'mismatch')}, ${counted(comparison, 'ambiguous')} in ${comparison.total} cases`);
     }
     const judged = groups.filter((g) => g.comparison);
     const mismatch = judged.reduce((s, g) => s + g.comparison!.mismatch, 0);
     const ambiguous = judged.reduce((s, g) => s + g.comparison!.ambiguous, 0);
     const total = judged.reduce((s, g) => s + g.comparison!.total, 0);
     const errors = groups.length - judged.length;
-    io.out(`${groups.map((g) => g.comparison ? `${g.comparison.ok ? 'ok  ' : 'FAIL'} ${g.name}: ${g.comparison.mismatch} mismatch, ${g.comparison.ambiguous} ambiguous in ${g.comparison.total} cases` : `ERR  ${g.name}: ${g.error ?? ''}`).join('\n')}\n` +
+    io.out(`${groups.map((g) => g.comparison ? `${g.comparison.ok ? 'ok  ' : 'FAIL'} ${g.name}: ${counted(g.comparison, 'mismatch')}, ${counted(g.comparison, 'ambiguous')} in ${g.comparison.total} cases` : `ERR  ${g.name}: ${g.error ?? ''}`).join('\n')}\n` +
       `${mismatch === 0 && errors === 0 ? 'OK' : 'FAIL'}: ${mismatch} mismatch, ${ambiguous} ambiguous in ${total} cases over ${judged.length} groups${errors ? `; ${errors} group(s) not judged (missing or malformed result)` : ''}\n`);
     await writeReports(groups, junit, html, title, progress);
     return errors > 0 ? EXIT.USAGE : mismatch > 0 ? EXIT.FAILED : EXIT.OK;
   }
-  const { scene } = await readScene(first);
+  const { scene, text: sceneText } = await readScene(first);
   progress(`scene: ${first} (${describeScene(scene)})`);
-  const parsed = await readResult(second, scene, lenient, io.err);
+  const parsed = await readResult(second, scene, sceneText, lenient, io.err);
   if (typeof parsed === 'string') {
     await writeReports([{ name: first, error: parsed }], junit, html, `judge of ${second}`, progress);
     throw new CliError(EXIT.USAGE, parsed);
   }
   const t0 = performance.now();
-  const comparison = judgeScene(scene, parsed, { ...options, onProgress: progress });
+  const comparison = withinReferenceCapacity(first, () => judgeScene(scene, parsed, { ...options, onProgress: progress }));
   const who = parsed.adapter || parsed.backend || second;
   io.out(`${formatSceneComparison(first, scene, who, comparison, { label: 'implementation', who: 'the implementation' })}\n`);
   title = `judge of ${second}`;
@@ -240,6 +265,10 @@ async function cases(args: KitArgs, io: CliIo, version: string): Promise<number>
   const seed = seedText === undefined ? undefined : Number(seedText);
   const size = values['size'] as string | undefined;
   let built;
+  if (size === 'full') {
+    // One synchronous call of a second or more, with nothing to count: say what it is doing.
+    progress('cases: building the full suites (random groups 10-20x larger)…');
+  }
   try {
     built = caseFiles({
       ...(seed === undefined ? {} : { seed }), ...(size === undefined ? {} : { size: size as 'quick' | 'full' }),
@@ -256,7 +285,10 @@ async function cases(args: KitArgs, io: CliIo, version: string): Promise<number>
   let bytes = 0;
   // Scene files first, the manifest last: a folder with a manifest has all its scenes.
   const [manifest, ...scenes] = built.files;
-  for (const f of [...scenes, manifest!]) {
+  const ordered = [...scenes, manifest!];
+  const tick = phaseProgress(progress, `cases: writing ${dir}`, 'files', 'bytes');
+  for (const [k, f] of ordered.entries()) {
+    tick?.(k, ordered.length, bytes);
     await writeFileAtomic(join(dir, f.name), f.text, `${join(dir, f.name)}: cannot write`);
     bytes += f.text.length;
   }

@@ -2,7 +2,8 @@
  * The `webgpu-obb` command (Node only; bin/webgpu-obb.js calls {@link main}).
  *
  * - `run SCENE.json [--backend gpu|cpu] [--runtime browser|node] [--out RESULT.json] [--browser PATH]`:
- *   runs the scene's queries and prints (or writes) the result file of DESIGN.md.
+ *   runs the scene's queries and prints (or writes) the result file
+ *   (docs/design.md, "Scene and result files").
  * - `verify SCENE.json [--runtime browser|node] [--browser PATH]`: runs the GPU and the float64
  *   reference, prints the comparator's report, exits 1 on any mismatch.
  * - `judge SCENE.json RESULT.json`, `judge MANIFEST.json RESULTS_DIR`, `cases DIR`: the
@@ -25,16 +26,17 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ObbGpu } from '../ObbGpu.ts';
 import { describeScene, type Scene } from '../files/scene.ts';
-import { CliError, EXIT, ioReason, oneLine, readScene, writeFileAtomic, type CliIo } from './common.ts';
+import { CliError, EXIT, ioReason, oneLine, readScene, sceneDigest, withinReferenceCapacity, writeFileAtomic, type CliIo } from './common.ts';
 
 export { EXIT, type CliIo } from './common.ts';
 import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
 import { runReference, runSceneGpuRaw } from './run.ts';
-import { sceneMotion } from '../judge/judge.ts';
+import { checkReferenceCapacity, sceneMotion } from '../judge/judge.ts';
 import { lidarPointFields } from '../reference/lidar.ts';
 import { POINT_CLOUD_FORMATS, pointCloudExtension, writePointCloud, type PointCloudFormat, type PointFrame } from '../files/pointCloud.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
 import { KIT_COMMANDS, KIT_OPTIONS, KIT_USAGE, runKit, writeReports } from './kit.ts';
+import { COMMAND_HELP } from './help.ts';
 
 const USAGE = `Usage:
   webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
@@ -44,7 +46,7 @@ const USAGE = `Usage:
   webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--adapter swiftshader|default]
                  [--accel auto|bvh|brute] [--junit FILE.xml] [--html FILE.html] [--lenient] [--quiet]
 ${KIT_USAGE}
-  webgpu-obb --help | --version
+  webgpu-obb COMMAND --help | --help | --version
 
 Commands:
   run      Run the scene's queries (closest hit per ray, SAT per listed pair, every
@@ -345,7 +347,7 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     throw new CliError(EXIT.USAGE, `--accel must be auto, bvh or brute (got '${String(accel)}')`);
   }
   if (accel !== undefined && backend === 'cpu') {
-    throw new CliError(EXIT.USAGE, '--accel is for the GPU backend; the CPU reference is brute force');
+    throw new CliError(EXIT.USAGE, '--accel is for the GPU backend; the CPU reference has its own exact grid');
   }
   const adapter = values['adapter'];
   if (adapter !== undefined && adapter !== 'swiftshader' && adapter !== 'default') {
@@ -417,12 +419,16 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     io.err(`webgpu-obb: warning: ${args.scene}: ignoring unknown field(s) ${fields}\n`);
   }
   progress(`scene: ${args.scene} (${describeScene(scene)})`);
+  if (args.command === 'verify' || args.backend === 'cpu') {
+    // Before a GPU run whose answers the reference could not then judge.
+    withinReferenceCapacity(args.scene, () => checkReferenceCapacity(scene));
+  }
 
   const gpuRaw = (): Promise<GpuSceneRaw> =>
     args.runtime === 'node' ? runGpuNode(scene, progress, args.accel, args.adapter) : runGpu(sceneText, args.browser, progress, args.accel, args.adapter);
   if (args.command === 'verify') {
     const raw = await gpuRaw();
-    const ref = runReference(scene, progress);
+    const ref = withinReferenceCapacity(args.scene, () => runReference(scene, progress));
     const cmp = compareScene(scene, raw, ref, progress);
     io.out(`${formatSceneComparison(args.scene, scene, raw.adapter, cmp)}\n`);
     await writeReports([{ name: args.scene, comparison: cmp, seconds: (performance.now() - started) / 1000 }], args.junit, args.html, `verify ${args.scene} on ${raw.adapter}`, progress);
@@ -433,11 +439,13 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   let result: SceneResult;
   if (args.backend === 'cpu') {
     progress('backend: cpu reference (float64)');
-    result = sceneResultFromCpu(scene, runReference(scene, progress));
+    result = sceneResultFromCpu(scene, withinReferenceCapacity(args.scene, () => runReference(scene, progress)));
   } else {
     result = sceneResultFromGpu(scene, await gpuRaw());
   }
-  const text = formatResult(result);
+  // Name the scene answered, so that `judge` can refuse this result against another scene.
+  const { backend, adapter, ...answers } = result;
+  const text = formatResult({ backend, adapter, scene: sceneDigest(sceneText), ...answers });
   if (args.lidarOut !== undefined) {
     await writePointClouds(scene, result, args, progress);
   }
@@ -485,6 +493,10 @@ async function writePointClouds(scene: Scene, result: SceneResult, args: Parsed,
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
     const command = argv.find((a) => !a.startsWith('-'));
+    if (argv.includes('--help') || argv.includes('-h')) {
+      io.out(command !== undefined && Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command as keyof typeof COMMAND_HELP] : USAGE);
+      return EXIT.OK;
+    }
     if (command === 'judge' || command === 'cases') {
       return await runKit(argv, io, version());
     }

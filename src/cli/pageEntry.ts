@@ -60,7 +60,10 @@ window.webgpuObbRunScene = async (sceneJson: unknown, accel: Accel = 'auto') => 
       throw new Error('webgpu-obb invariant failed: no GPU after a successful init');
     }
     const progress = (message: string): void => {
-      void window.webgpuObbProgress?.(message);
+      // Fire and forget: a progress line must not hold the scene up for a round trip to Node.
+      // Its only rejection is Node having gone (the page closing mid-run), which the run's own
+      // await reports; dropped here so it does not surface as an unhandled rejection.
+      window.webgpuObbProgress?.(message).catch(() => undefined);
     };
     return { ok: true, value: await runSceneGpuRaw(parseScene(sceneJson), gpu, progress, accel) };
   } catch (error) {

@@ -11,8 +11,9 @@ import { closestHit, anyHit, allHits, type AllHits, type ClosestHits, type Rayca
 import { allPairs, obbCross, type PairResults } from '../reference/pairs.ts';
 import { makeRayObbScratch, rayObbAt, type RayObbScratch } from '../reference/query/rayObb.ts';
 import { makeSatScratch, obbObbSatAt, type SatOptions, type SatScratch } from '../reference/query/obbObbSat.ts';
-import { boxPlaneMargin, frustumCull, rebasePlanes, type Plane } from '../reference/frustum.ts';
-import { edgeSkipBand, F32_UNIT_ROUNDOFF, positionBound, rayDistanceBound, satGapBound, UNIT_ROUNDOFF } from './errorModel.ts';
+import { boxPlaneMargin, frustumCull, frustumShape, rebasePlanes, type Plane } from '../reference/frustum.ts';
+import { makeObbFrustumScratch, obbFrustumAxisName, obbFrustumSatAt } from '../reference/query/obbFrustum.ts';
+import { edgeSkipBand, F32_UNIT_ROUNDOFF, frustumGapBound, positionBound, rayDistanceBound, satGapBound, UNIT_ROUNDOFF } from './errorModel.ts';
 import { formatOfRoundoff, raySlabExactness, satExactness, type RaySlabExactness } from './exact.ts';
 import { invariant } from '../errors.ts';
 
@@ -1160,23 +1161,43 @@ export function comparePairLists(
 // ------------------------------------------------------------------------------------------------
 // Frustum culling
 
-/** What a frustum comparison needs: the boxes, the world planes, the set's floating origin. */
+/** What a frustum comparison needs: the boxes, the world planes, the set's floating origin, and which test. */
 export interface FrustumCompareInput {
   readonly boxes: BoxArray;
   readonly planes: readonly Plane[];
   readonly origin?: Vec3;
+  /**
+   * The exact test was asked for (FrustumDraw.exact; default false: the plane test). The list is
+   * then judged against the exact reference (frustumCull with `exact`), each box on one side only
+   * by the separating axes that decide it.
+   */
+  readonly exact?: boolean;
 }
 
 /**
- * Classifies an implementation's visible list (any order, no repeats) against the reference: a box on one side
- * only must lie within float32 error of a plane (its margin n·c + d + r near 0).
+ * Classifies an implementation's visible list (any order, no repeats) against the reference.
+ *
+ * The plane test: a box on one side only must lie within float32 error of a plane (its margin
+ * n·c + d + r near 0; `on-plane`), else `extra-visible` / `missing-visible`.
+ *
+ * The exact test (`input.exact`): every axis of the OBB–frustum test decides (planes P0..P5 by the
+ * plane test's bound, box axes and edge crosses by frustumGapBound, src/compare/errorModel.ts). A
+ * box kept by the implementation only is ambiguous when every axis that separates it in float64
+ * is within its bound of 0 (`on-plane` when all are planes, else `on-axis`) or is a near-parallel
+ * edge cross that float32 may skip (|L|² within the skip band of SAT_EDGE_EPS_SQ:
+ * `skipped-edge-axis`); a box culled by the implementation only is ambiguous when some axis could
+ * separate it in float32 (its gap within its bound of 0, or above), a near-parallel edge cross
+ * that the reference skips included (testing it is a valid choice: `skipped-edge-axis`). Anything
+ * else is a mismatch.
  *
  * @example
  * compareFrustum({ boxes: set.boxes, planes, origin: set.origin }, (await culler.cull(set, planes)).visible).ok
+ * compareFrustum({ boxes: set.boxes, planes, origin: set.origin, exact: true }, (await culler.cull(set, planes, { indexCount: 36, exact: true })).visible).ok
  */
 export function compareFrustum(input: FrustumCompareInput, gpuVisible: Uint32Array, options: CompareOptions = {}): Comparison {
   const tally = new Tally(options.maxCases ?? 20);
-  const ref = new Set(frustumCull(input.boxes, input.planes));
+  const exact = input.exact ?? false;
+  const ref = new Set(frustumCull(input.boxes, input.planes, { exact }));
   const got = new Set<number>();
   for (const b of gpuVisible) {
     if (got.has(b) || b >= input.boxes.count) {
@@ -1186,6 +1207,12 @@ export function compareFrustum(input: FrustumCompareInput, gpuVisible: Uint32Arr
   }
   const origin = input.origin ?? [0, 0, 0];
   const local = rebasePlanes(input.planes, origin);
+  const shape = exact ? frustumShape(input.planes) : undefined;
+  let reach = 0;
+  for (let j = 0; shape && j < 8; j++) {
+    reach = Math.max(reach, norm(shape.corners[3 * j]! - origin[0], shape.corners[3 * j + 1]! - origin[1], shape.corners[3 * j + 2]! - origin[2]));
+  }
+  const sat = makeObbFrustumScratch();
   for (let b = 0; b < input.boxes.count; b++) {
     if (got.has(b) === ref.has(b)) {
       tally.ok();
@@ -1195,14 +1222,65 @@ export function compareFrustum(input: FrustumCompareInput, gpuVisible: Uint32Arr
     const d = input.boxes.data;
     const scale = norm(d[o]! - origin[0], d[o + 1]! - origin[1], d[o + 2]! - origin[2]) + d[o + 3]! + d[o + 4]! + d[o + 5]!;
     const margins = input.planes.map((p) => boxPlaneMargin(input.boxes, b, p));
-    const near = local.some((p, k) => Math.abs(margins[k]!) <= positionBound(scale + Math.abs(p[3])));
+    const planeBound = (k: number): number => positionBound(scale + Math.abs(local[k]![3]));
+    const side = got.has(b) ? 'visible to the implementation only' : 'visible in the reference only';
+    const caseInput = { box: boxRecord(input.boxes, b), planes: input.planes, exact };
+    if (!shape) {
+      const near = local.some((_, k) => Math.abs(margins[k]!) <= planeBound(k));
+      tally.add({
+        index: b, verdict: near ? 'ambiguous' : 'mismatch', reason: near ? 'on-plane' : got.has(b) ? 'extra-visible' : 'missing-visible',
+        detail: `box ${b} ${side}; plane margins ${margins.map(fmt).join(', ')}`,
+        input: caseInput,
+      });
+      continue;
+    }
+    obbFrustumSatAt(d, b, input.planes, shape, sat);
+    const S = scale + reach;
+    const bound = (k: number): number => (k < 6 ? planeBound(k) : frustumGapBound(S, sat.axisLenSq[k]!));
+    // float32 may skip an edge cross that float64 tests, or test one that it skips (|L|² from E, ≲ 8u per component: ≲ 3 × the box–box band).
+    const maySkip = (k: number): boolean => k >= 9 && Math.abs(sat.axisLenSq[k]! - SAT_EDGE_EPS_SQ) <= 3 * edgeSkipBand(sat.axisLenSq[k]!);
+    let reason: string | undefined;
+    const axes: string[] = [];
+    if (got.has(b)) {
+      // Kept by the implementation only: every axis separating in float64 must be one float32 can miss.
+      let planesOnly = true;
+      let skips = false;
+      let all = true;
+      for (let k = 0; k < sat.axisCount; k++) {
+        const gap = sat.axisGap[k]!;
+        if (!sat.tested[k] || !(gap > 0)) {
+          continue;
+        }
+        axes.push(`${obbFrustumAxisName(k)} ${fmt(gap)} (bound ${fmt(bound(k))})`);
+        if (gap <= bound(k)) {
+          planesOnly &&= k < 6;
+        } else if (maySkip(k)) {
+          skips = true;
+        } else {
+          all = false;
+        }
+      }
+      reason = !all ? undefined : skips ? 'skipped-edge-axis' : planesOnly ? 'on-plane' : 'on-axis';
+    } else {
+      // Culled by the implementation only: some axis must be able to separate it in float32.
+      for (let k = 0; k < sat.axisCount; k++) {
+        const gap = sat.axisGap[k]!;
+        if (!Number.isFinite(gap) || gap < -bound(k)) {
+          continue;
+        }
+        // A skipped near-parallel axis may be tested by float32 near the threshold, or by another
+        // implementation anywhere (a valid choice: when it separates, the box is outside).
+        axes.push(`${obbFrustumAxisName(k)} ${fmt(gap)} (bound ${fmt(bound(k))})`);
+        reason ??= sat.tested[k] ? (k < 6 ? 'on-plane' : 'on-axis') : 'skipped-edge-axis';
+      }
+    }
     tally.add({
-      index: b, verdict: near ? 'ambiguous' : 'mismatch', reason: near ? 'on-plane' : got.has(b) ? 'extra-visible' : 'missing-visible',
-      detail: `box ${b} ${got.has(b) ? 'visible to the implementation only' : 'visible in the reference only'}; plane margins ${margins.map(fmt).join(', ')}`,
-      input: { box: boxRecord(input.boxes, b), planes: input.planes },
+      index: b, verdict: reason ? 'ambiguous' : 'mismatch', reason: reason ?? (got.has(b) ? 'extra-visible' : 'missing-visible'),
+      detail: `box ${b} ${side} (exact test); largest gap ${fmt(sat.gap)} on ${obbFrustumAxisName(sat.axis)}; ${got.has(b) ? 'separating axes' : 'axes near separating'}: ${axes.join(', ') || 'none'}`,
+      input: caseInput,
     });
   }
-  return tally.result('frustumCull', input.boxes.count);
+  return tally.result(exact ? 'frustumCullExact' : 'frustumCull', input.boxes.count);
 }
 
 /**

@@ -20,6 +20,17 @@
  *     bound_gap(L) = K_SAT · u · S / |L|,   S = |cA| + |cB| + ΣhA + ΣhB,  K_SAT = 32
  *   (first-order constant 18, doubled).
  *
+ * OBB–frustum separating axes (exact culling; axis L = a_i × e_m, or a box axis with |L| = 1):
+ *   the GPU rounds the frustum's corners q_j, the box's centre c and half extents (≤ u each), its
+ *   axes (≤ u; w = u × v ≤ 4u) and the unit edge directions (≤ u); it forms q_j − c (≤ 2u·S),
+ *   the corners in the box's frame Q_j (≲ 9u·S) and the edge there, E (≲ 8u), so L is turned by
+ *   ≲ 11u/|L| and a projection Q_j·L is off by ≲ 11u·S·|L| + 11u·S, the box's radius h·|L|
+ *   (componentwise) by ≲ 15u·Σh; near the decision (gap ≈ 0) the subtraction and the division by
+ *   |L| add only second-order terms. First order ≈ 23u·S/|L| (a box axis ≈ 12u·S), so
+ *     bound_frustum(L) = K_FRUSTUM · u · S / |L|,   S = |c| + Σh + max_j |q_j|,  K_FRUSTUM = 48,
+ *   all measured from the set's floating origin. The frustum's plane axes are the plane test's,
+ *   bounded by positionBound(|c| + Σh + |d|).
+ *
  * Every bound takes the unit roundoff u as its last argument (default float32's): the derivation
  * counts roundings, so the same constants judge float16 or float64 arithmetic with their own u
  * ({@link UNIT_ROUNDOFF}).
@@ -63,6 +74,21 @@ export function positionBound(scale: number, u = F32_UNIT_ROUNDOFF): number {
  */
 export function satGapBound(scale: number, lenSq: number, u = F32_UNIT_ROUNDOFF): number {
   return (K_SAT * u * scale) / Math.sqrt(Math.max(lenSq, 1e-30));
+}
+
+/** Safety factor of the OBB–frustum gap bound (first-order constant ≈ 23, doubled). */
+export const K_FRUSTUM = 48;
+
+/**
+ * Bound on |gap_gpu − gap_ref| near a separating decision of the exact OBB–frustum test, along an
+ * axis of squared length `lenSq` (1 for a box axis), at scale S = |c| + Σh + max_j |q_j| (box
+ * centre, half extents and the frustum's farthest corner, from the floating origin).
+ *
+ * @example
+ * frustumGapBound(500, 1) // ≈ 1.4e-3 (a box axis, a frustum reaching 500 units out)
+ */
+export function frustumGapBound(scale: number, lenSq: number, u = F32_UNIT_ROUNDOFF): number {
+  return (K_FRUSTUM * u * scale) / Math.sqrt(Math.max(lenSq, 1e-30));
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * A spinning LiDAR's description and the geometry of its rays, float64 (docs/design.md, "LiDAR
- * sensors"): channels' elevations and azimuth offsets, the beam-origin offset from the rotation
- * axis, the encoder's field of view and column count, the range window, the sweep time; a pose
- * and, for motion during the sweep, a pose at the sweep's end; boxes moving during the sweep.
+ * A spinning LiDAR's description and the geometry of its rays, float64
+ * (docs/design.md, "LiDAR sensors in scene and result files"): channels' elevations and azimuth
+ * offsets, the beam-origin offset from the rotation axis, the encoder's field of view and column
+ * count, the range window, the sweep time; a pose and, for motion during the sweep, a pose at
+ * the sweep's end; boxes moving during the sweep.
  * Validation, the contract's formulas (one place: every backend's rays come from here), and the
  * cos/sin tables the GPU reads rounded to float32. The rays themselves: lidarRays
  * (src/reference/lidar.ts) on the CPU, the sweep kernels on the GPU.
@@ -69,6 +70,15 @@ export interface LidarMotion {
   readonly boxMotion?: BoxMotion;
 }
 
+/**
+ * Rays per sweep (channels × columns) any backend accepts: 2^28 = 268,435,456, 1,024 times a
+ * 128 × 2,048 sensor. A sweep's range and box images alone are 2 GiB there, past what a GPU binds
+ * or a host copies, so a larger description is refused up front, naming its size, rather than
+ * failing (or exhausting memory) on its first allocation. The CPU reference holds less
+ * (MAX_REFERENCE_LIDAR_RAYS in src/reference/lidar.ts).
+ */
+export const MAX_LIDAR_RAYS = 2 ** 28;
+
 const DESCRIPTION_KEYS = new Set(['elevations', 'azimuthSteps', 'azimuthStart', 'azimuthEnd', 'azimuthOffsets', 'beamOriginOffset', 'minRange', 'maxRange', 'sweepTime']);
 const POSE_KEYS = new Set(['origin', 'rotation']);
 const MOTION_KEYS = new Set(['boxes', 'velocity', 'angularVelocity']);
@@ -117,6 +127,10 @@ export function checkLidar(desc: LidarDescription): void {
   });
   if (!Number.isInteger(desc.azimuthSteps) || desc.azimuthSteps < 1) {
     fail('azimuthSteps', `must be a positive integer (got ${String(desc.azimuthSteps)})`);
+  }
+  const C = desc.elevations.length;
+  if (C * desc.azimuthSteps > MAX_LIDAR_RAYS) {
+    fail('azimuthSteps', `is too many: ${C} ${C === 1 ? 'channel' : 'channels'} × ${desc.azimuthSteps} columns = ${C * desc.azimuthSteps} rays per sweep, more than any backend holds (${MAX_LIDAR_RAYS} = 2^28)`);
   }
   if (!(typeof desc.maxRange === 'number' && desc.maxRange >= 0 && Number.isFinite(desc.maxRange))) {
     fail('maxRange', `must be finite and >= 0 (got ${String(desc.maxRange)})`);
@@ -434,7 +448,8 @@ export function motionMatters(desc: LidarDescription, motion: LidarMotion | unde
  * world and the sensor's extrinsic (its pose in the vehicle frame).
  *
  * @example
- * const pose = mountPose({ origin: [x, y, 0], rotation: heading }, { origin: [1.2, 0, 1.9] });
+ * const yaw = 0.3; // the vehicle's heading, radians about z
+ * const pose = mountPose({ origin: [120, -40, 0], rotation: [0, 0, Math.sin(yaw / 2), Math.cos(yaw / 2)] }, { origin: [1.2, 0, 1.9] });
  */
 export function mountPose(vehicle: LidarPose, extrinsic: LidarPose): LidarPose {
   checkPose(vehicle, 'vehicle');

@@ -50,6 +50,8 @@ export interface LidarResult {
 export interface SceneResult {
   readonly backend: 'gpu' | 'cpu';
   readonly adapter: string;
+  /** The scene answered: `"sha256:"` and the SHA-256 of the scene file's bytes (`run` writes it; `judge` checks it). */
+  readonly scene?: string;
   readonly rays?: RayResult[];
   readonly pairs?: PairResult[];
   readonly allPairs?: [number, number][];

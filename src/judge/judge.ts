@@ -8,6 +8,7 @@
  * Browser- and Node-safe.
  *
  * @example
+ * import { readFile } from 'node:fs/promises'; // in Node
  * const scene = parseSceneText(await readFile('scene.json', 'utf8'));
  * const verdict = judgeScene(scene, JSON.parse(await readFile('result.json', 'utf8')), { precision: 'f32' });
  * if (!verdict.ok) process.exitCode = 1;
@@ -15,10 +16,11 @@
 import { compareAnyHits, comparePairLists, comparePairs, compareClosestHits, formatComparison, type Comparison } from '../compare/compare.ts';
 import { UNIT_ROUNDOFF, type Precision } from '../compare/errorModel.ts';
 import type { ClosestHits, PairResults } from '../core/queries.ts';
-import { allPairs as referenceAllPairs, obbPairs as referenceObbPairs } from '../reference/pairs.ts';
-import { closestHit as referenceClosestHit } from '../reference/raycast.ts';
+import { obbPairs as referenceObbPairs } from '../reference/pairs.ts';
+import { allPairsSweep, closestHitGrid, type AccelProgress } from '../reference/accel.ts';
+import { CapacityError } from '../errors.ts';
 import { count, describeScene, type Scene, type SceneLidar } from '../files/scene.ts';
-import { lidarSweepReference } from '../reference/lidar.ts';
+import { checkReferenceSweep, lidarSweepReference } from '../reference/lidar.ts';
 import type { CpuSceneRaw } from '../files/results.ts';
 import { compareLidarSweep, compareReturnsPerBox } from '../compare/lidar.ts';
 import type { LidarMotion } from '../core/lidar.ts';
@@ -32,8 +34,85 @@ export function sceneMotion(scene: Scene, lidar: SceneLidar): LidarMotion {
 }
 import { parseResult, type ParsedResult } from './result.ts';
 
-/** Progress messages of a long run ("closest hit: 10000 rays × 5000 boxes…"). */
-export type ProgressFn = (message: string) => void;
+/**
+ * Progress messages of a long run ("closest hit: 10000 rays × 5000 boxes…"). `periodic` marks
+ * the lines a long phase repeats with its counts and ETA (`phaseProgress`), which a caller
+ * that prints one summary per scene may keep while dropping the rest.
+ */
+export type ProgressFn = (message: string, periodic?: boolean) => void;
+
+/** Seconds a phase runs silent (one that ends sooner prints no count), then between two lines. */
+const PROGRESS_QUIET_S = 2;
+const PROGRESS_EVERY_S = 1;
+
+const grouped = (n: number): string => n.toLocaleString('en-US');
+
+function duration(seconds: number): string {
+  const s = Math.max(1, Math.round(seconds));
+  return s < 90 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/**
+ * The progress callback of one long phase (an accelerated reference query's (done, total, found),
+ * src/reference/accel.ts) as lines through `onProgress`: nothing in the first two seconds, then
+ * at most one a second, with the counts and an ETA from the rate since the first call. Undefined
+ * without `onProgress` (--quiet), so the phase does not even count.
+ *
+ * @example
+ * const tick = phaseProgress(console.error, 'all pairs (cpu)', 'boxes swept', 'overlapping');
+ * allPairsSweep(boxArrayFrom(boxes), tick ? { onProgress: tick } : {});
+ * // all pairs (cpu): 412,000 / 1,000,000 boxes swept, 3,120 overlapping, ETA 41 s
+ */
+export function phaseProgress(
+  onProgress: ProgressFn | undefined, label: string, unit: string, found?: string, now: () => number = () => performance.now(),
+): AccelProgress | undefined {
+  if (!onProgress) {
+    return undefined;
+  }
+  const started = now();
+  let last = started;
+  // The rate is measured from the first call, after the phase's setup (a grid's layout).
+  let first: { t: number; done: number } | undefined;
+  return (done, total, hits) => {
+    const t = now();
+    first ??= { t, done };
+    if (done >= total || done <= first.done || t - started < PROGRESS_QUIET_S * 1000 || t - last < PROGRESS_EVERY_S * 1000) {
+      return;
+    }
+    last = t;
+    const eta = duration((((t - first.t) / (done - first.done)) * (total - done)) / 1000);
+    onProgress(`${label}: ${grouped(done)} / ${grouped(total)} ${unit}${found ? `, ${grouped(hits)} ${found}` : ''}, ETA ${eta}`, true);
+  };
+}
+
+/**
+ * Overlapping pairs the float64 reference lists for one scene: 2^24 = 16,777,216. Its list is 8
+ * bytes a pair, the comparator's sets and a result file's text 20–60 more; past this a scene
+ * whose boxes nearly all overlap would exhaust memory rather than finish.
+ */
+export const MAX_REFERENCE_PAIRS = 2 ** 24;
+
+/**
+ * Refuses, before anything is allocated, a scene the float64 reference cannot hold: a LiDAR
+ * sweep beyond MAX_REFERENCE_LIDAR_RAYS or MAX_REFERENCE_LIDAR_COLUMNS (src/reference/lidar.ts),
+ * with a CapacityError naming it (`lidars[0].sensor.columns: 1 channel × 100000000 columns = …`).
+ * runReference calls it first; a command calls it before a GPU run whose result it will judge.
+ *
+ * @example
+ * checkReferenceCapacity(scene); // throws CapacityError for a sweep of 1 × 1e8 rays
+ */
+export function checkReferenceCapacity(scene: Scene): void {
+  scene.lidars?.forEach((l, k) => {
+    try {
+      checkReferenceSweep(l.desc);
+    } catch (error) {
+      if (error instanceof CapacityError) {
+        throw new CapacityError(`lidars[${k}].sensor.columns: ${error.message}`, error.limit, error.requested, error.available);
+      }
+      throw error;
+    }
+  });
+}
 
 /** The float64 reference's typed results for a scene. */
 export interface ReferenceResults {
@@ -44,30 +123,45 @@ export interface ReferenceResults {
 }
 
 /**
- * Runs the float64 reference on a scene and keeps its typed results (for the comparator).
+ * Runs the float64 reference on a scene and keeps its typed results (for the comparator). Rays,
+ * all pairs and LiDAR sweeps go through the exact broad phases of src/reference/accel.ts (the
+ * same answers as brute force, in seconds on 100,000 boxes); each long phase reports its counts
+ * and an ETA through `onProgress` (`phaseProgress`). What the CPU cannot hold is a
+ * CapacityError: a sweep too large (checked first, `checkReferenceCapacity`), more than
+ * MAX_REFERENCE_PAIRS overlapping pairs (as they are found).
  *
  * @example
  * const ref = runReference(scene); ref.hits?.box[0]
  */
 export function runReference(scene: Scene, onProgress?: ProgressFn): ReferenceResults {
+  checkReferenceCapacity(scene);
   const out: { -readonly [K in keyof ReferenceResults]: ReferenceResults[K] } = {};
   if (scene.rays) {
     onProgress?.(`closest hit (cpu): ${count(scene.rays.count, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
-    out.hits = referenceClosestHit(scene.boxes, scene.rays);
+    const tick = phaseProgress(onProgress, 'closest hit (cpu)', 'rays', 'hits');
+    out.hits = closestHitGrid(scene.boxes, scene.rays, tick ? { onProgress: tick } : {});
   }
   if (scene.pairs) {
     onProgress?.(`pairs (cpu): ${count(scene.pairs.length / 2, 'SAT test', 'SAT tests')}…`);
     out.pairs = referenceObbPairs(scene.boxes, scene.pairs);
   }
   if (scene.allPairs) {
-    const n = scene.boxes.count;
-    onProgress?.(`all pairs (cpu): ${count(n, 'box', 'boxes')}, ${count((n * (n - 1)) / 2, 'SAT test', 'SAT tests')}…`);
-    out.allPairs = referenceAllPairs(scene.boxes);
+    onProgress?.(`all pairs (cpu): ${count(scene.boxes.count, 'box', 'boxes')}, grid broad phase…`);
+    const tick = phaseProgress(onProgress, 'all pairs (cpu)', 'boxes swept', 'overlapping');
+    try {
+      out.allPairs = allPairsSweep(scene.boxes, { maxPairs: MAX_REFERENCE_PAIRS, ...(tick ? { onProgress: tick } : {}) });
+    } catch (error) {
+      if (error instanceof CapacityError) {
+        throw new CapacityError(`allPairs: ${error.message}`, error.limit, error.requested, error.available);
+      }
+      throw error;
+    }
   }
   if (scene.lidars) {
     out.lidars = scene.lidars.map((l, k) => {
       onProgress?.(`LiDAR sweep ${k} (cpu): ${l.name}, ${count(l.desc.elevations.length * l.desc.azimuthSteps, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
-      return lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l));
+      const tick = phaseProgress(onProgress, `LiDAR sweep ${k} (cpu)`, 'rays', 'hits');
+      return lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), tick ? { onProgress: tick } : {});
     });
   }
   return out;
@@ -179,7 +273,7 @@ export function compareAnswers(scene: Scene, answers: Omit<ParsedResult, 'unknow
  * (missing entries, wrong counts, non-numbers, out-of-range indices, unsorted lists).
  *
  * @example
- * const v = judgeScene(scene, resultJson, { precision: 'f16' });
+ * const v = judgeScene(scene, JSON.parse(resultText), { precision: 'f16' });
  * console.log(formatSceneComparison('scene.json', scene, 'my kernel', v));
  */
 export function judgeScene(scene: Scene, result: unknown, options: JudgeOptions = {}): SceneComparison {
@@ -196,7 +290,7 @@ function isParsed(x: unknown): x is ParsedResult {
  * a verdict line.
  *
  * @example
- * console.log(formatSceneComparison('scene.json', scene, 'google swiftshader', v));
+ * console.log(formatSceneComparison('scene.json', scene, 'google swiftshader', verdict));
  * // …
  * // OK: 0 mismatch, 2 ambiguous in 45000 cases
  */

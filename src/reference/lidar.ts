@@ -8,12 +8,15 @@
  */
 import type { BoxArray, RayArray, Vec3 } from '../core/types.ts';
 import { BOX_F64 } from '../core/types.ts';
+import { aabbHalfWidthAt } from '../core/helpers.ts';
+import { CapacityError } from '../errors.ts';
 import type { LidarPointCloud } from '../files/pointCloud.ts';
 import {
   boxAtTime, checkLidar, hasAzimuthOffsets, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionOf,
   type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
-import { closestHit } from './raycast.ts';
+import { BoxGrid, closestHitGrid, paddedAabbs, type AccelProgress } from './accel.ts';
+import { makeRayObbScratch, rayObbAt } from './query/rayObb.ts';
 
 export { checkLidar, checkPose, lidarTables, linearElevations, poseAxes, type LidarDescription, type LidarPose } from '../core/lidar.ts';
 
@@ -71,7 +74,14 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
  * per call) with every listed moving box moved to τ_a; the static boxes are `boxes`' own. Without
  * motion (or sweepTime 0) `at` returns `boxes` itself.
  */
-export function columnBoxes(boxes: BoxArray, desc: LidarDescription, motion: BoxMotion | undefined): { readonly moving: boolean; at(a: number): BoxArray } {
+export function columnBoxes(
+  boxes: BoxArray, desc: LidarDescription, motion: BoxMotion | undefined,
+): {
+  /** Whether any box moves during the sweep. */
+  readonly moving: boolean;
+  /** The boxes at column `a`'s time. */
+  at(a: number): BoxArray;
+} {
   const T = desc.sweepTime ?? 0;
   if (!motion || motion.boxes.length === 0 || T === 0) {
     return { moving: false, at: () => boxes };
@@ -103,51 +113,139 @@ export interface ReferenceSweep {
   readonly returnsPerBox: Uint32Array;
 }
 
-/** Filters of a reference sweep (as the GPU sweep's `mask` over the set's box masks). */
+/** Filters of a reference sweep (as the GPU sweep's `mask` over the set's box masks), and its progress. */
 export interface ReferenceSweepOptions {
   readonly boxMasks?: Uint32Array;
   readonly mask?: number;
+  /** Hears (rays done, rays, hits so far) every few thousand rays. */
+  readonly onProgress?: AccelProgress;
+}
+
+/**
+ * Rays per sweep the CPU reference holds: 2^24 = 16,777,216 (64 sweeps of a 128 × 2,048 sensor).
+ * Each ray costs it about 100 bytes (the ray, the hit, the images) and a result file about 25
+ * characters, so past this the result file's text alone nears what a JavaScript string may hold.
+ */
+export const MAX_REFERENCE_LIDAR_RAYS = 2 ** 24;
+
+/**
+ * Columns per sweep the CPU reference holds: 2^22 = 4,194,304 (1,000 × a 4,096-column sensor).
+ * It keeps a frame object per column (columnFrames), a few hundred bytes each with motion.
+ */
+export const MAX_REFERENCE_LIDAR_COLUMNS = 2 ** 22;
+
+/**
+ * Refuses, before anything is allocated, a sweep larger than the CPU reference holds
+ * (MAX_REFERENCE_LIDAR_RAYS, MAX_REFERENCE_LIDAR_COLUMNS) with a CapacityError saying so in one
+ * line; the GPU has limits of its own.
+ *
+ * @example
+ * checkReferenceSweep({ elevations: [0], azimuthSteps: 1e8, maxRange: 100 }); // throws CapacityError
+ */
+export function checkReferenceSweep(desc: LidarDescription): void {
+  const C = desc.elevations.length;
+  const A = desc.azimuthSteps;
+  const rays = C * A;
+  const what = `${C} ${C === 1 ? 'channel' : 'channels'} × ${A} columns = ${rays} rays per sweep`;
+  if (rays > MAX_REFERENCE_LIDAR_RAYS) {
+    throw new CapacityError(`${what} is more than the CPU reference holds (${MAX_REFERENCE_LIDAR_RAYS} = 2^24)`, 'MAX_REFERENCE_LIDAR_RAYS', rays, MAX_REFERENCE_LIDAR_RAYS);
+  }
+  if (A > MAX_REFERENCE_LIDAR_COLUMNS) {
+    throw new CapacityError(`${what}: more columns than the CPU reference holds (${MAX_REFERENCE_LIDAR_COLUMNS} = 2^22)`, 'MAX_REFERENCE_LIDAR_COLUMNS', A, MAX_REFERENCE_LIDAR_COLUMNS);
+  }
+}
+
+/**
+ * Bounds of every box over a whole sweep, for a grid that serves every column: a static box's
+ * padded AABB; a moving box's AABB swept from its centre at τ = 0 to τ = sweepTime (c + v·τ),
+ * each side widened by its AABB half width, or its half diagonal when it spins (any turn of it
+ * stays within that sphere).
+ */
+function sweptAabbs(boxes: BoxArray, desc: LidarDescription, motion: BoxMotion | undefined): Float64Array {
+  const out = paddedAabbs(boxes);
+  const T = desc.sweepTime ?? 0;
+  if (!motion || T === 0) {
+    return out;
+  }
+  const d = boxes.data;
+  for (let k = 0; k < motion.boxes.length; k++) {
+    const i = motion.boxes[k]!;
+    const { v, w } = motionOf(motion, k);
+    const o = i * BOX_F64.STRIDE;
+    const spins = w[0] !== 0 || w[1] !== 0 || w[2] !== 0;
+    const radius = Math.hypot(d[o + BOX_F64.HALF]!, d[o + BOX_F64.HALF + 1]!, d[o + BOX_F64.HALF + 2]!);
+    for (let j = 0; j < 3; j++) {
+      const e = spins ? radius : aabbHalfWidthAt(d, o, j);
+      const c0 = d[o + j]!;
+      const c1 = c0 + v[j]! * T;
+      const pad = 1e-7 * (e + Math.abs(c0) + Math.abs(c1)) + 1e-12;
+      out[6 * i + j] = Math.min(c0, c1) - e - pad;
+      out[6 * i + 3 + j] = Math.max(c0, c1) + e + pad;
+    }
+  }
+  return out;
 }
 
 /**
  * One sweep by the float64 reference: closest hits of every ray against the boxes at the ray's
- * time, then minRange and maxRange, then the returns counted per box.
+ * time, then minRange and maxRange, then the returns counted per box. Through a grid (the
+ * accelerated reference, src/reference/accel.ts: the same answers as brute force); with moving
+ * boxes one grid over their bounds for the whole sweep, each column's rays tested against the
+ * boxes at its time. A sweep larger than the CPU holds is a CapacityError (checkReferenceSweep).
  *
  * @example
- * const ref = lidarSweepReference(boxes, desc, pose, { poseEnd, boxMotion });
+ * const ref = lidarSweepReference(boxes, desc, pose, motion); // motion: { poseEnd, boxMotion }
+ * const c = 12, a = 301; // channel, column
  * ref.range[c * desc.azimuthSteps + a] // metres, −1 for no return
  */
 export function lidarSweepReference(
   boxes: BoxArray, desc: LidarDescription, pose: LidarPose, motion: LidarMotion = {}, options: ReferenceSweepOptions = {},
 ): ReferenceSweep {
   checkMotion(motion, boxes.count);
+  checkLidar(desc);
+  checkReferenceSweep(desc);
   const rays = lidarRays(desc, pose, motion.poseEnd);
   const C = desc.elevations.length;
   const A = desc.azimuthSteps;
   const n = C * A;
   const closestBox = new Int32Array(n).fill(-1);
   const closestT = new Float64Array(n).fill(Infinity);
-  const filters = options.boxMasks ? { boxMasks: options.boxMasks, rayMasks: new Uint32Array(n).fill((options.mask ?? 0xffffffff) >>> 0) } : {};
+  const mask = (options.mask ?? 0xffffffff) >>> 0;
+  const boxMasks = options.boxMasks;
   const timed = columnBoxes(boxes, desc, motion.boxMotion);
+  const onProgress = options.onProgress;
   if (!timed.moving) {
-    const hits = closestHit(boxes, rays, filters);
+    const filters = boxMasks ? { boxMasks, rayMasks: new Uint32Array(n).fill(mask) } : {};
+    const hits = closestHitGrid(boxes, rays, { ...filters, ...(onProgress ? { onProgress } : {}) });
     closestBox.set(hits.box);
     closestT.set(hits.t);
   } else {
-    // Column by column: the C rays of column a against the boxes at τ_a.
-    const S = rays.data.length / rays.count;
-    const column = { count: C, data: new Float64Array(C * S) };
-    const columnFilters = options.boxMasks ? { boxMasks: options.boxMasks, rayMasks: new Uint32Array(C).fill((options.mask ?? 0xffffffff) >>> 0) } : {};
+    // Column by column: the C rays of column a against the boxes at τ_a, ties to the smallest index.
+    const grid = new BoxGrid(boxes, { aabbs: sweptAabbs(boxes, desc, motion.boxMotion) });
+    const s = makeRayObbScratch();
+    let hits = 0;
     for (let a = 0; a < A; a++) {
-      for (let c = 0; c < C; c++) {
-        column.data.set(rays.data.subarray((c * A + a) * S, (c * A + a + 1) * S), c * S);
+      if (onProgress && a % 64 === 0) {
+        onProgress(a * C, n, hits);
       }
-      const hits = closestHit(timed.at(a), column, columnFilters);
+      const at = timed.at(a).data;
       for (let c = 0; c < C; c++) {
-        closestBox[c * A + a] = hits.box[c]!;
-        closestT[c * A + a] = hits.t[c]!;
+        const r = c * A + a;
+        grid.walk(rays, r, (b) => {
+          if ((boxMasks && (boxMasks[b]! & mask) === 0) || !rayObbAt(at, b, rays.data, r, true, s)) {
+            return;
+          }
+          if (s.t < closestT[r]! || (s.t === closestT[r]! && b < closestBox[r]!)) {
+            closestBox[r] = b;
+            closestT[r] = s.t;
+          }
+        }, () => closestT[r]!);
+        if (closestBox[r]! >= 0) {
+          hits++;
+        }
       }
     }
+    onProgress?.(n, n, hits);
   }
   const minRange = desc.minRange ?? 0;
   const range = new Float64Array(n).fill(-1);

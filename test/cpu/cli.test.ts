@@ -14,6 +14,7 @@ import { sceneResultFromGpu, shortestFloat32, type GpuSceneRaw, type SceneResult
 import { runReference, runSceneCpu } from '../../src/cli/run.ts';
 import { formatResult, main, type CliIo } from '../../src/cli/main.ts';
 import { compareScene, formatSceneComparison } from '../../src/cli/verify.ts';
+import { runCli } from './cliRun.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'webgpu-obb.js');
@@ -449,5 +450,53 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     };
     visit('page.js');
     expect(seen.size).toBeGreaterThan(1);
+  });
+});
+
+describe('what the CPU backend cannot hold (in process)', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'webgpu-obb-capacity-'));
+  });
+  afterAll(() => {
+    if (dir) {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  /** Exit code and the lines of stderr (stdout must stay empty). */
+  async function refused(...argv: string[]): Promise<{ code: number; lines: string[] }> {
+    const r = await runCli(...argv);
+    expect(r.out).toBe('');
+    return { code: r.code, lines: r.err.trimEnd().split('\n') };
+  }
+
+  it('refuses the 181-byte scene of one channel × 1e9 columns at once: exit 2, one line naming the value and the product', async () => {
+    // It ran 56 s to 4.6 GB and V8 aborted (exit 134); 1e12 columns said "Invalid typed array length".
+    const text = '{"boxes":[{"center":[0,0,0],"halfExtents":[1,1,1],"rotation":[0,0,0,1]}],"lidars":[{"sensor":{"elevationsDeg":[0],"columns":1000000000,"maxRange":100},"pose":{"position":[0,0,0]}}]}';
+    expect(text.length).toBe(181);
+    const file = join(dir, 'sweep-1e9.json');
+    writeFileSync(file, text);
+    for (const argv of [['run', file, '--backend', 'cpu'], ['run', file, '--backend', 'cpu', '-q'], ['verify', file]]) {
+      const r = await refused(...argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.lines).toEqual([`webgpu-obb: ${file}: lidars[0].sensor.columns is too many: 1 channel × 1000000000 columns = 1000000000 rays per sweep, more than any backend holds (268435456 = 2^28)`]);
+    }
+    writeFileSync(file, text.replace('1000000000', '1000000000000'));
+    expect((await refused('run', file, '--backend', 'cpu')).lines[0]).toMatch(/lidars\[0\]\.sensor\.columns is too many: 1 channel × 1000000000000 columns = 1000000000000 rays per sweep/);
+  });
+
+  it('refuses a sweep the GPU might run but the CPU reference cannot hold, before running either (run --backend cpu, verify)', async () => {
+    const file = join(dir, 'sweep-2e7.json');
+    writeFileSync(file, JSON.stringify({ boxes: [unitBox], lidars: [{ sensor: { elevationsDeg: [-10, 0, 10, 20], columns: 5_000_000, maxRange: 100 }, pose: { position: [0, 0, 3] } }] }));
+    const line = `webgpu-obb: ${file}: lidars[0].sensor.columns: 4 channels × 5000000 columns = 20000000 rays per sweep is more than the CPU reference holds (16777216 = 2^24)`;
+    for (const argv of [['run', file, '--backend', 'cpu', '-q'], ['verify', file, '-q']]) {
+      const r = await refused(...argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.lines).toEqual([line]);
+    }
+    const loud = await refused('run', file, '--backend', 'cpu');
+    expect(loud.lines.at(-1)).toBe(line);
+    expect(loud.lines).toHaveLength(2); // "scene: …", then the refusal: nothing was computed
   });
 });

@@ -13,7 +13,7 @@
  * - the command line says the same: `judge MANIFEST DIR` exits 1 for a mutant, 0 for the
  *   correct implementation.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,6 +245,25 @@ describe('the command line', () => {
     }
     return out;
   };
+
+  it('a result names its scene: run writes the SHA-256 of the scene file, judge refuses a result for another scene (exit 2)', async () => {
+    const scene = join(dir, 'exact--rays-face-planes.scene.json');
+    const other = join(dir, 'exact--rays-flat-boxes.scene.json');
+    const out = join(dir, 'own.result.json');
+    const run = await runCli('run', scene, '--backend', 'cpu', '--out', out, '--quiet');
+    expect(run.code, run.err).toBe(0);
+    const written = JSON.parse(readFileSync(out, 'utf8')) as { scene: string };
+    expect(written.scene).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect((await runCli('judge', scene, out, '--quiet')).code).toBe(0);
+    // The same answers claimed for another scene of the same shape (rays answered against a scene
+    // with other rays): refused before any judging, named in one line.
+    const foreign = join(dir, 'foreign.result.json');
+    writeFileSync(foreign, JSON.stringify({ ...resultFile(groups.find((g) => g.suite.name === 'exact/rays-flat-boxes')!.json), scene: written.scene }));
+    const refused = await runCli('judge', other, foreign, '--quiet');
+    expect(refused.code).toBe(2);
+    expect(refused.err.trim().split('\n')).toHaveLength(1);
+    expect(refused.err).toMatch(/result is for another scene/);
+  });
 
   it('judge MANIFEST DIR: exit 0 for the correct implementation, 1 for the NaN slab test, naming missing-hit', async () => {
     const ok = write('correct', {}, {});
