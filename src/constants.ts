@@ -26,6 +26,28 @@ export const EPS_DIR = 1e-9;
  */
 export const SAT_EDGE_EPS_SQ = 1e-6;
 
+/**
+ * Exact frustum culling (shaders/query/obb_frustum.wgsl): at most this many distinct edge
+ * directions of a frustum. A frustum of six planes has 12 edges; those of a perspective camera's
+ * frustum (near and far parallel, as frustumPlanes makes them) have 6 directions (4 side edges,
+ * the near and far rectangles' 2), an orthographic one's 3, an oblique one's up to 12. Sizes the
+ * shape uniform (FRUSTUM_SHAPE_VEC4).
+ */
+export const FRUSTUM_EDGES = 12;
+/**
+ * vec4s of the exact cull's shape uniform: 8 corners, FRUSTUM_EDGES edge directions, then the
+ * edge count (src/frustum/FrustumCuller.ts writes it, shaders/frustum/cull.wgsl reads it).
+ */
+export const FRUSTUM_SHAPE_VEC4 = 8 + FRUSTUM_EDGES + 1;
+/**
+ * The exact cull's first stage accepts a box as wholly inside, without the separating-axis test,
+ * only when it is inside every plane by more than this times (|c|₁ + Σh + |d|), about 67 float32
+ * unit roundoffs of them: float32's n·c + d − Σ h_k |n·a_k| is off by ≲ 15u of them (the inputs
+ * rounded, w = u × v ≲ 4u, the dot products and sums), so a box accepted this way is inside in
+ * exact arithmetic too and the shortcut never changes an answer (boxes closer to a plane go on to
+ * the test).
+ */
+export const FRUSTUM_INSIDE_EPS = 4e-6;
 /** Default SAT contact tolerance in world units: `overlap = gap <= tolerance`. */
 export const SAT_TOLERANCE = 1e-6;
 
@@ -188,6 +210,9 @@ export const LIDAR_MOTION = 8;
 export const WGSL_CONSTANTS = {
   EPS_DIR: ['f32', EPS_DIR],
   SAT_EDGE_EPS_SQ: ['f32', SAT_EDGE_EPS_SQ],
+  FRUSTUM_EDGES: ['u32', FRUSTUM_EDGES],
+  FRUSTUM_SHAPE_VEC4: ['u32', FRUSTUM_SHAPE_VEC4],
+  FRUSTUM_INSIDE_EPS: ['f32', FRUSTUM_INSIDE_EPS],
   F32_MAX: ['f32', F32_MAX],
   NO_BOX: ['u32', NO_BOX],
   FACE_NONE: ['u32', FACE_NONE],

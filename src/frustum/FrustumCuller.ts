@@ -1,7 +1,12 @@
 /**
  * Frustum culling on the GPU for GPU-driven rendering: a compacted list of visible box indices
  * and drawIndexedIndirect arguments (indexCount, instanceCount = visible boxes, firstIndex,
- * baseVertex, firstInstance), left on the GPU for a render pass. Host side of
+ * baseVertex, firstInstance), left on the GPU for a render pass. Two tests: the plane test
+ * (default; conservative: it keeps every box that meets the frustum, and also boxes just outside
+ * its edges and corners that no single plane separates, which is what drawing needs), and
+ * `exact: true` (the plane test, then the OBB–frustum separating-axis test on the boxes it
+ * keeps across a plane, compacted into a list and tested by a second, indirect dispatch: a box is
+ * kept exactly when it meets the frustum, as a selection needs). Host side of
  * shaders/frustum/cull.wgsl; CPU twin: frustumCull in src/reference/frustum.ts.
  */
 import type { BoxSet } from '../boxes/BoxSet.ts';
@@ -10,17 +15,27 @@ import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
 import { FRUSTUM_PARAMS } from '../layout/index.ts';
 import { rebasePlanes, type Plane } from '../core/frustum.ts';
+import { frustumShape } from '../reference/frustum.ts';
+import { FRUSTUM_SHAPE_VEC4 } from '../constants.ts';
 import { ValidationError } from '../errors.ts';
 import { Lifetime } from '../runtime/lifetime.ts';
 import { checkSet } from '../boxes/BoxSet.ts';
-import { dispatch } from '../runtime/bind.ts';
+import { dispatch, dispatchIndirect } from '../runtime/bind.ts';
 
-/** The draw call the visible list feeds. */
+/** The draw call the visible list feeds, and which test culls. */
 export interface FrustumDraw {
   /** Indices per instance (e.g. 36 for a box of 12 triangles). */
   readonly indexCount: number;
   readonly firstIndex?: number;
   readonly baseVertex?: number;
+  /**
+   * Keep exactly the boxes that meet the frustum (default false: the conservative plane test,
+   * which also keeps boxes just outside the frustum's edges and corners — up to about a box's
+   * size beyond them, more beside a narrow frustum's edges). Exact runs the plane test first and the separating-axis test only on the boxes
+   * it keeps across a plane; it needs six planes in frustumPlanes's order (left, right, bottom,
+   * top, near, far) that bound a frustum, else a ValidationError names `planes`.
+   */
+  readonly exact?: boolean;
 }
 
 /**
@@ -29,6 +44,7 @@ export interface FrustumDraw {
  * const enc = device.createCommandEncoder();
  * await culler.encode(enc, set, frustumPlanes(viewProj), { indexCount: 36 });
  * // render: pass.setVertexBuffer(1, culler.visibleBuffer) … pass.drawIndexedIndirect(culler.drawArgsBuffer, 0)
+ * const { visible } = await culler.cull(set, frustumPlanes(viewProj), { indexCount: 36, exact: true }); // a selection
  */
 export class FrustumCuller {
   /** Visible box indices (u32), the first `instanceCount` of them valid. */
@@ -37,17 +53,36 @@ export class FrustumCuller {
   readonly drawArgsBuffer: GPUBuffer;
   private readonly counter: GPUBuffer;
   private readonly params: GPUBuffer;
+  /**
+   * The exact test's buffers, made at its first use: the frustum's shape (corners, edge
+   * directions, edge count: frustumShape in cull.wgsl), the candidates the plane stage leaves to
+   * the separating-axis test, their count, and that test's indirect dispatch arguments.
+   */
+  private exactBuffers: { readonly shape: GPUBuffer; readonly candidates: GPUBuffer; readonly count: GPUBuffer; readonly args: GPUBuffer } | undefined;
   private readonly lifetime: Lifetime;
 
   private constructor(readonly ctx: GpuContext, readonly capacity: number) {
     this.lifetime = new Lifetime(ctx, 'FrustumCuller', false);
-    const make = (label: string, size: number, usage: number): GPUBuffer =>
-      ctx.createBuffer({ label: `${ctx.label}:frustum:${label}`, size: Math.max(16, size), usage });
     const out = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-    this.visibleBuffer = make('visible', capacity * 4, out | BufferUsage.VERTEX);
-    this.drawArgsBuffer = make('draw-args', 20, out | BufferUsage.INDIRECT);
-    this.counter = make('count', 4, out);
-    this.params = make('params', FRUSTUM_PARAMS.SIZE, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    this.visibleBuffer = this.make('visible', capacity * 4, out | BufferUsage.VERTEX);
+    this.drawArgsBuffer = this.make('draw-args', 20, out | BufferUsage.INDIRECT);
+    this.counter = this.make('count', 4, out);
+    this.params = this.make('params', FRUSTUM_PARAMS.SIZE, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  }
+
+  private make(label: string, size: number, usage: number): GPUBuffer {
+    return this.ctx.createBuffer({ label: `${this.ctx.label}:frustum:${label}`, size: Math.max(16, size), usage });
+  }
+
+  private exact(): NonNullable<FrustumCuller['exactBuffers']> {
+    const out = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    this.exactBuffers ??= {
+      shape: this.make('shape', FRUSTUM_SHAPE_VEC4 * 16, BufferUsage.UNIFORM | BufferUsage.COPY_DST),
+      candidates: this.make('candidates', this.capacity * 4, out),
+      count: this.make('candidate-count', 4, out),
+      args: this.make('exact-args', 12, out | BufferUsage.INDIRECT),
+    };
+    return this.exactBuffers;
   }
 
   /**
@@ -68,7 +103,10 @@ export class FrustumCuller {
     this.lifetime.assertUsable(operation);
   }
 
-  /** Records the cull and the argument write into `encoder` (planes in world space). */
+  /**
+   * Records the cull and the argument write into `encoder` (planes in world space; `draw.exact`
+   * for the exact test).
+   */
   async encode(encoder: GPUCommandEncoder, set: BoxSet, planes: readonly Plane[], draw: FrustumDraw, operation = 'FrustumCuller.encode'): Promise<void> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
@@ -78,6 +116,8 @@ export class FrustumCuller {
     if (!Array.isArray(planes) || planes.length !== 6 || !planes.every((p) => Array.isArray(p) && p.length === 4 && p.every(Number.isFinite))) {
       throw new ValidationError('argument', undefined, 'planes', 'must be six planes [nx, ny, nz, d] of finite numbers');
     }
+    // The exact test's shape, from the world planes in float64 (validated before anything is written).
+    const shape = draw.exact ? frustumShape(planes) : undefined;
     const bytes = new ArrayBuffer(FRUSTUM_PARAMS.SIZE);
     const f = new Float32Array(bytes);
     const u = new Uint32Array(bytes);
@@ -89,15 +129,45 @@ export class FrustumCuller {
     i[FRUSTUM_PARAMS.BASE_VERTEX / 4] = draw.baseVertex ?? 0;
     const device = this.ctx.device;
     device.queue.writeBuffer(this.params, 0, bytes);
+    const exact = shape ? this.exact() : undefined;
+    if (shape && exact) {
+      // Corners moved into the set's floating-origin frame in float64, then rounded once.
+      const s = new Float32Array(FRUSTUM_SHAPE_VEC4 * 4);
+      for (let j = 0; j < 8; j++) {
+        for (let k = 0; k < 3; k++) {
+          s[4 * j + k] = shape.corners[3 * j + k]! - set.origin[k]!;
+        }
+      }
+      for (let m = 0; m < shape.edgeCount; m++) {
+        s.set(shape.edges.subarray(3 * m, 3 * m + 3), 4 * (8 + m));
+      }
+      s[4 * (FRUSTUM_SHAPE_VEC4 - 1)] = shape.edgeCount;
+      device.queue.writeBuffer(exact.shape, 0, s);
+    }
     encoder.clearBuffer(this.counter);
-    const [cull, args] = await Promise.all([getKernel(device, 'frustumCull'), getKernel(device, 'frustumArgs')]);
+    const common = { frustum: this.params, boxes: set.buffer, visible: this.visibleBuffer, visibleCount: this.counter };
+    const args = await getKernel(device, 'frustumArgs');
+    if (exact) {
+      // The plane stage, then the separating axes over the boxes it left (an indirect dispatch).
+      const [planeStage, satArgs, sat] = await Promise.all([getKernel(device, 'frustumCullExact'), getKernel(device, 'frustumExactArgs'), getKernel(device, 'frustumExactSat')]);
+      encoder.clearBuffer(exact.count);
+      const pass = encoder.beginComputePass({ label: 'obb:frustum-exact' });
+      const list = { candidates: exact.candidates, candidateCount: exact.count };
+      dispatch(device, pass, planeStage, { ...common, ...list }, Math.ceil(set.count / planeStage.workgroupSize), 'obb:frustum-exact');
+      dispatch(device, pass, satArgs, { candidateCount: exact.count, exactArgs: exact.args }, 1, 'obb:frustum-exact-args');
+      dispatchIndirect(device, pass, sat, { ...common, ...list, frustumShape: exact.shape }, exact.args, 0, 'obb:frustum-exact-sat');
+      dispatch(device, pass, args, { frustum: this.params, visibleCount: this.counter, drawArgs: this.drawArgsBuffer }, 1, 'obb:frustum-args');
+      pass.end();
+      return;
+    }
+    const cull = await getKernel(device, 'frustumCull');
     const pass = encoder.beginComputePass({ label: 'obb:frustum' });
-    dispatch(device, pass, cull, { frustum: this.params, boxes: set.buffer, visible: this.visibleBuffer, visibleCount: this.counter }, Math.ceil(set.count / cull.workgroupSize), 'obb:frustum');
+    dispatch(device, pass, cull, common, Math.ceil(set.count / cull.workgroupSize), 'obb:frustum');
     dispatch(device, pass, args, { frustum: this.params, visibleCount: this.counter, drawArgs: this.drawArgsBuffer }, 1, 'obb:frustum-args');
     pass.end();
   }
 
-  /** Culls now and reads back the visible indices (sorted) and the draw arguments. */
+  /** Culls now (`draw.exact`: the exact test) and reads back the visible indices (sorted) and the draw arguments. */
   async cull(set: BoxSet, planes: readonly Plane[], draw: FrustumDraw = { indexCount: 36 }, operation = 'frustumCull'): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
@@ -123,6 +193,13 @@ export class FrustumCuller {
     }
     for (const b of [this.visibleBuffer, this.drawArgsBuffer, this.counter, this.params]) {
       this.ctx.destroyBuffer(b);
+    }
+    if (this.exactBuffers) {
+      const { shape, candidates, count, args } = this.exactBuffers;
+      for (const b of [shape, candidates, count, args]) {
+        this.ctx.destroyBuffer(b);
+      }
+      this.exactBuffers = undefined;
     }
   }
 }

@@ -8,6 +8,7 @@ import { WGSL_CONSTANTS } from '../constants.ts';
 import typesWgsl from '../../shaders/common/types.wgsl?raw';
 import rayObbWgsl from '../../shaders/query/ray_obb.wgsl?raw';
 import obbObbSatWgsl from '../../shaders/query/obb_obb_sat.wgsl?raw';
+import obbFrustumWgsl from '../../shaders/query/obb_frustum.wgsl?raw';
 import raysCommonWgsl from '../../shaders/rays/common.wgsl?raw';
 import raysBruteWgsl from '../../shaders/rays/brute.wgsl?raw';
 import raysTreeWalkWgsl from '../../shaders/rays/tree_walk.wgsl?raw';
@@ -64,6 +65,7 @@ export const CHUNKS = {
   types: { file: 'shaders/common/types.wgsl', code: typesWgsl },
   rayObb: { file: 'shaders/query/ray_obb.wgsl', code: rayObbWgsl },
   obbObbSat: { file: 'shaders/query/obb_obb_sat.wgsl', code: obbObbSatWgsl },
+  obbFrustum: { file: 'shaders/query/obb_frustum.wgsl', code: obbFrustumWgsl },
   raysCommon: { file: 'shaders/rays/common.wgsl', code: raysCommonWgsl },
   raysBrute: { file: 'shaders/rays/brute.wgsl', code: raysBruteWgsl },
   raysTreeWalk: { file: 'shaders/rays/tree_walk.wgsl', code: raysTreeWalkWgsl },
@@ -166,8 +168,8 @@ export const MODULES = {
   pairsGrid: () => linkShader('obb:pairs-grid', [...SAT_BASE, C.pairsCandidates, C.pairsGrid]),
   /** The SAT narrow phase over all-pairs candidates (shaders/pairs/narrow.wgsl). */
   pairsNarrow: () => linkShader('obb:pairs-narrow', [...SAT_BASE, C.pairsCandidates, C.pairsNarrow]),
-  /** Frustum culling into indirect draw arguments (shaders/frustum/cull.wgsl). */
-  frustum: () => linkShader('obb:frustum', [C.types, C.frustum]),
+  /** Frustum culling, conservative and exact, into indirect draw arguments (shaders/frustum/cull.wgsl, shaders/query/obb_frustum.wgsl). */
+  frustum: () => linkShader('obb:frustum', [C.types, C.obbFrustum, C.frustum]),
   /** Exclusive prefix sum (ExclusiveScan; shaders/runtime/scan.wgsl). */
   scan: () => linkShader('obb:scan', [C.scan]),
   /** Radix sort of keys with values (RadixSort; shaders/runtime/sort.wgsl). */
