@@ -3,7 +3,9 @@
  * picked under the mouse on the GPU (the picked instance turns amber), selected with a marquee
  * (shift + drag: the selected instances turn cyan), 1% of them moving every frame and brought up
  * to date with `sync()` (one scatter per frame). The library shares the WebGPURenderer's device.
- * `window.__example` is the hook test/gpu/threeExample.test.ts drives.
+ * At most two units of GPU work are in flight (MAX_FRAMES_IN_FLIGHT: frames, and the pick being
+ * answered): a pick's readback waits behind what was submitted before it, so on a slow GPU an
+ * unbounded queue would delay every pick by seconds. `window.__example` is the hook test/gpu/threeExample.test.ts drives.
  */
 import { Color, DirectionalLight, HemisphereLight, InstancedMesh, Matrix4, MeshLambertNodeMaterial, PerspectiveCamera, Quaternion, Raycaster, Scene, Vector2, Vector3, BoxGeometry, WebGPURenderer } from 'three/webgpu';
 import { mulberry32 } from 'webgpu-obb/judge';
@@ -17,6 +19,15 @@ declare global {
       count: number;
       /** Frames drawn (the scene is drawn when it changed: animating, or a colour changed). */
       frames: number;
+      /** Frames submitted whose GPU work (sync and render) has not finished yet. */
+      inFlight: number;
+      /** The most frames in flight at once since the last resetStats(). */
+      maxInFlight: number;
+      /** Pointer picks answered since the last resetStats() (the last 100): frames submitted while each was waiting, ms, the instance. */
+      pickLog: { frames: number; ms: number; id: number }[];
+      /** The last finished frame: ms in sync(), in render() (JS), and from its last submit to the GPU finishing it. */
+      lastFrame?: { sync: number; render: number; gpu: number };
+      resetStats(): void;
       /** Our pick and three's Raycaster at one NDC point. */
       pickAt(x: number, y: number): Promise<{ ours?: { instanceId?: number; distance: number }; three?: { instanceId?: number; distance: number } }>;
       /** Marquee selection (as shift + drag does): the instances it coloured, and the float64 reference's. */
@@ -35,6 +46,16 @@ declare global {
 }
 
 const params = new URLSearchParams(location.search);
+/**
+ * Units of GPU work that may be unfinished when a frame is submitted: frames, and the pick in
+ * flight (if any). A frame starts only once the queue has drained below this
+ * (device.queue.onSubmittedWorkDone), so a pick waits behind at most one frame's work submitted
+ * before it, on any adapter: two lets the CPU prepare one frame while the GPU draws the last.
+ * The pick counts because its answer may also wait for work submitted after it (a browser can
+ * report completions in batches: Chromium on SwiftShader answered a pick only after the frames
+ * submitted behind it, at twice the latency).
+ */
+const MAX_FRAMES_IN_FLIGHT = 2;
 const COUNT = Number(params.get('n') ?? 100_000);
 const hud = document.getElementById('hud')!;
 const canvas = document.getElementById('view') as HTMLCanvasElement;
@@ -89,24 +110,27 @@ async function main(): Promise<void> {
   let pickMs = 0;
   let syncMs = 0;
   // One pick in flight at a time: pointer moves during a pick are folded into the next one.
-  let pending: [number, number] | undefined;
+  let pending: { x: number; y: number; frame: number; t: number } | undefined;
   let picking = false;
   const pickUnder = async (): Promise<void> => {
     while (pending) {
-      const [x, y] = pending;
+      const asked = pending;
       pending = undefined;
-      const t0 = performance.now();
-      const [hit] = await boxes.pickAt(x, y, camera);
-      pickMs = performance.now() - t0;
+      const [hit] = await boxes.pickAt(asked.x, asked.y, camera);
+      pickMs = performance.now() - asked.t;
       const before = picked;
       picked = hit?.instanceId ?? -1;
       hook.picked = picked;
+      hook.pickLog.push({ frames: frames - asked.frame, ms: pickMs, id: picked });
+      if (hook.pickLog.length > 100) {
+        hook.pickLog.shift();
+      }
       paint(before);
       paint(picked);
     }
   };
   canvas.addEventListener('pointermove', (e) => {
-    pending = [(e.clientX / innerWidth) * 2 - 1, 1 - (e.clientY / innerHeight) * 2];
+    pending = { x: (e.clientX / innerWidth) * 2 - 1, y: 1 - (e.clientY / innerHeight) * 2, frame: frames, t: performance.now() };
     if (!picking) {
       picking = true;
       pickUnder().catch(report).finally(() => {
@@ -154,7 +178,11 @@ async function main(): Promise<void> {
   let animate = params.get('still') === null;
   let frames = 0;
   const hook: NonNullable<Window['__example']> = {
-    ready: false, count: COUNT, frames: 0, picked: -1, adapter: gpu.adapterName,
+    ready: false, count: COUNT, frames: 0, inFlight: 0, maxInFlight: 0, pickLog: [], picked: -1, adapter: gpu.adapterName,
+    resetStats() {
+      hook.maxInFlight = inFlight;
+      hook.pickLog = [];
+    },
     async pickAt(x, y) {
       const [ours] = await boxes.pickAt(x, y, camera);
       const raycaster = new Raycaster();
@@ -182,32 +210,62 @@ async function main(): Promise<void> {
   window.__example = hook;
 
   // Drawn on demand: every frame while animating, else once after a change (an editor at rest
-  // costs nothing).
-  const frame = async (): Promise<void> => {
-    if (!animate && !dirty) {
-      requestAnimationFrame(() => void frame());
+  // costs nothing). A frame starts only while fewer than MAX_FRAMES_IN_FLIGHT frames and picks
+  // are unfinished on the GPU; until then the animation waits (a slow GPU shows fewer frames, not
+  // later picks).
+  let inFlight = 0;
+  let preparing = false;
+  let renderMs = 0;
+  const finished = (): void => {
+    inFlight--;
+    hook.inFlight = inFlight;
+  };
+  const draw = async (): Promise<void> => {
+    try {
+      dirty = false;
+      if (animate) {
+        // 1% of the instances wander; sync() sends only theirs (one scatter).
+        for (let k = 0; k < Math.ceil(COUNT / 100); k++) {
+          place(Math.floor(rnd() * COUNT));
+        }
+        mesh.instanceMatrix.needsUpdate = true;
+        const t0 = performance.now();
+        hook.lastSync = await boxes.sync();
+        syncMs = performance.now() - t0;
+      }
+      // render(), not the deprecated renderAsync(): the renderer was initialised above.
+      const r0 = performance.now();
+      renderer.render(scene, camera);
+      renderMs = performance.now() - r0;
+      hook.frames = ++frames;
+      hud.textContent = `${COUNT.toLocaleString('en-US')} instances on ${gpu.adapterName}\n` +
+        `pick: ${picked >= 0 ? `instance ${picked}` : 'nothing'} (${pickMs.toFixed(1)} ms)   sync: ${hook.lastSync?.moved ?? 0} moved (${syncMs.toFixed(1)} ms)\n` +
+        `selected: ${selected.size} (shift + drag)`;
+    } finally {
+      // This frame's work (its sync's scatter and the render) is everything submitted so far.
+      const submitted = performance.now();
+      const sync = animate ? syncMs : 0, render = renderMs;
+      const done = (): void => {
+        hook.lastFrame = { sync, render, gpu: performance.now() - submitted };
+        finished();
+      };
+      gpu.ctx.device.queue.onSubmittedWorkDone().then(done, done);
+      preparing = false;
+    }
+  };
+  const frame = (): void => {
+    requestAnimationFrame(frame);
+    if (preparing || inFlight + (picking ? 1 : 0) >= MAX_FRAMES_IN_FLIGHT || (!animate && !dirty)) {
       return;
     }
-    dirty = false;
-    if (animate) {
-      // 1% of the instances wander; sync() sends only theirs (one scatter).
-      for (let k = 0; k < Math.ceil(COUNT / 100); k++) {
-        place(Math.floor(rnd() * COUNT));
-      }
-      mesh.instanceMatrix.needsUpdate = true;
-      const t0 = performance.now();
-      hook.lastSync = await boxes.sync();
-      syncMs = performance.now() - t0;
-    }
-    await renderer.renderAsync(scene, camera);
-    hook.frames = ++frames;
-    hud.textContent = `${COUNT.toLocaleString('en-US')} instances on ${gpu.adapterName}\n` +
-      `pick: ${picked >= 0 ? `instance ${picked}` : 'nothing'} (${pickMs.toFixed(1)} ms)   sync: ${hook.lastSync?.moved ?? 0} moved (${syncMs.toFixed(1)} ms)\n` +
-      `selected: ${selected.size} (shift + drag)`;
-    requestAnimationFrame(() => void frame());
+    preparing = true;
+    inFlight++;
+    hook.inFlight = inFlight;
+    hook.maxInFlight = Math.max(hook.maxInFlight, inFlight);
+    draw().catch(report);
   };
   hook.ready = true;
-  void frame();
+  frame();
 }
 
 function report(e: unknown): void {
@@ -218,7 +276,7 @@ function report(e: unknown): void {
 main().catch((e: unknown) => {
   hud.textContent = `error: ${String(e)}`;
   window.__example = {
-    ready: false, count: 0, frames: 0, picked: -1, adapter: '', error: String(e),
+    ready: false, count: 0, frames: 0, inFlight: 0, maxInFlight: 0, pickLog: [], resetStats: () => undefined, picked: -1, adapter: '', error: String(e),
     pickAt: async () => ({}), select: async () => ({ ids: [], reference: [] }), colourOf: () => 0, animate: () => undefined,
   };
 });

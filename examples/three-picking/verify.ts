@@ -18,5 +18,5 @@ export function referenceSelect(boxes: ThreeBoxes, rect: NdcRect, camera: Camera
   ).multiply(camera.projectionMatrix).multiply(camera.matrixWorldInverse);
   const frustum = new Frustum().setFromProjectionMatrix(sub, camera.coordinateSystem);
   const planes = frustum.planes.map((p) => [p.normal.x, p.normal.y, p.normal.z, p.constant] as const);
-  return [...frustumCull(boxes.set.boxes, planes)].map((b) => boxes.objectOf(b).instanceId ?? -1);
+  return [...frustumCull(boxes.set.boxes, planes, { exact: true })].map((b) => boxes.objectOf(b).instanceId ?? -1);
 }

@@ -7,7 +7,7 @@
  * packed float64 host copy, box for box.
  */
 import {
-  BatchedMesh, Bone, BoxGeometry, Float32BufferAttribute, Frustum, Skeleton, SkinnedMesh, Uint16BufferAttribute, Group, InstancedMesh, Matrix4, Mesh, MeshBasicMaterial, Object3D, PerspectiveCamera, Quaternion, Raycaster,
+  BatchedMesh, Bone, BoxGeometry, Float32BufferAttribute, Frustum, Skeleton, SkinnedMesh, Uint16BufferAttribute, Group, InstancedMesh, Layers, Matrix4, Mesh, MeshBasicMaterial, Object3D, PerspectiveCamera, Quaternion, Raycaster,
   Vector2, Vector3, WebGLCoordinateSystem, WebGPUCoordinateSystem, type CoordinateSystem, type Intersection,
 } from 'three';
 import { rayArrayFrom, ValidationError, type Ray } from '../../../../src/index.ts';
@@ -424,7 +424,7 @@ export async function marquee(seed: number, rects: number) {
         ).multiply(cam.projectionMatrix).multiply(cam.matrixWorldInverse);
         const frustum = new Frustum().setFromProjectionMatrix(sub, cam.coordinateSystem);
         const planes = frustum.planes.map((p) => [p.normal.x, p.normal.y, p.normal.z, p.constant] as const);
-        const ref = new Set(frustumCull(boxes.set.boxes, planes));
+        const ref = new Set(frustumCull(boxes.set.boxes, planes, { exact: true }));
         const mine = new Set(got.map((s) => s.box));
         const missing = [...ref].filter((b) => !mine.has(b)).length;
         const extra = [...mine].filter((b) => !ref.has(b)).length;
@@ -496,6 +496,475 @@ export async function sparseUpdates(seed: number) {
       await set.setMasksAt([5, 9], new Uint32Array([2, 4]));
       const masks = set.masks ? [set.masks[5], set.masks[9], set.masks[6]] : [];
       return { errors, untouched, differs, changed, masks, strideFloats: OBB.SIZE / 4 };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+/** The point of a hit on the ray of `r` at `distance` (three's Ray.at), as numbers. */
+function pointOn(r: Raycaster, distance: number): [number, number, number] {
+  const p = r.ray.at(distance, new Vector3());
+  return [p.x, p.y, p.z];
+}
+
+/**
+ * Picks in flight together: `points` pickAt calls awaited together, picks of one raycaster
+ * re-aimed before the first answer came back, and pickEach batches in flight with them. Every
+ * value of each answer must belong to its own ray: the point is on that ray at the reported
+ * distance, and object, instance, distance and normal equal the same pick made alone.
+ */
+export async function concurrentPicks(seed: number, count: number, points: number) {
+  return scoped(async (gpu) => {
+    const { root } = instanceScene(seed, count);
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    const cam = camera(WebGPUCoordinateSystem, 0.45);
+    const rnd = mulberry32(seed + 1);
+    type Seen = { id?: number | undefined; distance?: number | undefined; point?: number[] | undefined; normal?: number[] | undefined };
+    const seen = (hit: Intersection | undefined): Seen => (hit
+      ? { id: hit.instanceId, distance: hit.distance, point: hit.point.toArray(), normal: hit.face?.normal.toArray() }
+      : {});
+    // Worst distance of a reported point from where its own ray is at the reported distance.
+    const offRay = (r: Raycaster, hit: Intersection | undefined): number => {
+      if (!hit) {
+        return 0;
+      }
+      const [x, y, z] = pointOn(r, hit.distance);
+      return Math.hypot(hit.point.x - x, hit.point.y - y, hit.point.z - z);
+    };
+    const differs = (a: Seen, b: Seen): boolean => JSON.stringify(a) !== JSON.stringify(b);
+    try {
+      const ndc = Array.from({ length: points }, () => [rnd() - 0.5, rnd() - 0.5] as const);
+      const own = ndc.map(([x, y]) => {
+        const r = new Raycaster();
+        r.setFromCamera(new Vector2(x, y), cam);
+        return r;
+      });
+      // Alone, one at a time: what each pick must be.
+      const alone: Seen[] = [];
+      for (const [x, y] of ndc) {
+        alone.push(seen((await boxes.pickAt(x, y, cam))[0]));
+      }
+      // pickAt: all in flight at once.
+      const together = await Promise.all(ndc.map(([x, y]) => boxes.pickAt(x, y, cam)));
+      let pickAtWrongPoints = 0, pickAtDiffer = 0, worstOffRay = 0;
+      together.forEach(([hit], k) => {
+        const off = offRay(own[k]!, hit);
+        worstOffRay = Math.max(worstOffRay, off);
+        if (off > 1e-6 * (1 + (hit?.distance ?? 0))) {
+          pickAtWrongPoints++;
+        }
+        if (differs(seen(hit), alone[k]!)) {
+          pickAtDiffer++;
+        }
+      });
+      // pick(raycaster): one raycaster of the caller's, re-aimed for the next pick before the
+      // first answer came back (the caller may reuse its raycaster at once).
+      const shared = new Raycaster();
+      const reused: Promise<Intersection[]>[] = [];
+      for (let k = 0; k < points; k++) {
+        shared.ray.copy(own[k]!.ray);
+        reused.push(boxes.pick(shared));
+      }
+      shared.ray.origin.set(1e3, 1e3, 1e3);
+      let pickWrongPoints = 0, pickDiffer = 0;
+      (await Promise.all(reused)).forEach(([hit], k) => {
+        if (offRay(own[k]!, hit) > 1e-6 * (1 + (hit?.distance ?? 0))) {
+          pickWrongPoints++;
+        }
+        if (differs(seen(hit), alone[k]!)) {
+          pickDiffer++;
+        }
+      });
+      // pickEach batches and single pickAt calls in flight together.
+      const half = Math.floor(points / 2);
+      const [each, ...singles] = await Promise.all([boxes.pickEach(own.slice(0, half)), ...ndc.slice(half).map(([x, y]) => boxes.pickAt(x, y, cam).then((h) => [h[0]]))]);
+      let mixedDiffer = 0;
+      [...each, ...singles.map((s) => s[0])].forEach((hit, k) => {
+        if (differs(seen(hit), alone[k]!) || offRay(own[k]!, hit) > 1e-6 * (1 + (hit?.distance ?? 0))) {
+          mixedDiffer++;
+        }
+      });
+      return { points, hits: alone.filter((a) => a.id !== undefined).length, pickAtWrongPoints, pickAtDiffer, worstOffRay, pickWrongPoints, pickDiffer, mixedDiffer };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+/** The name and message of what `run` rejects with (or throws), or 'resolved'. */
+async function outcome(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+    return 'resolved';
+  } catch (e) {
+    return `${(e as Error).name}: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * Everything after destroy(): sync() with nothing changed, and with something moved, and each
+ * pick; each must reject with StaleObjectError (docs/guarantees.md, "Errors").
+ */
+export async function afterDestroy(seed: number) {
+  return scoped(async (gpu) => {
+    const { root, mesh } = instanceScene(seed, 200);
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    const cam = camera(WebGPUCoordinateSystem, 0.45);
+    boxes.destroy();
+    const unchanged = await outcome(() => boxes.sync());
+    mesh.setMatrixAt(0, new Matrix4().makeTranslation(5, 0, 0));
+    const moved = await outcome(() => boxes.sync());
+    const pickAt = await outcome(() => boxes.pickAt(0, 0, cam));
+    const pick = await outcome(() => boxes.pick(new Raycaster(new Vector3(0, 0, 100), new Vector3(0, 0, -1))));
+    const pickEach = await outcome(() => boxes.pickEach([new Raycaster(new Vector3(0, 0, 100), new Vector3(0, 0, -1))]));
+    // Syncs in flight (one running, one waiting for it) when destroy() is called.
+    const other = await ThreeBoxes.create(gpu, [root]);
+    mesh.setMatrixAt(1, new Matrix4().makeTranslation(1, 2, 3));
+    const running = outcome(() => other.sync());
+    mesh.setMatrixAt(2, new Matrix4().makeTranslation(3, 2, 1));
+    const waiting = outcome(() => other.sync());
+    other.destroy();
+    return { unchanged, moved, pickAt, pick, pickEach, running: await running, waiting: await waiting };
+  });
+}
+
+/** Bad arguments of pickAt, pick and pickEach: each error names the call and the argument. */
+export async function pickArguments() {
+  return scoped(async (gpu) => {
+    const { root } = instanceScene(78, 100);
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    const cam = camera(WebGPUCoordinateSystem, 0.45);
+    const bad = new Raycaster(new Vector3(0, Number.NaN, 0), new Vector3(0, 0, -1));
+    const good = new Raycaster(new Vector3(0, 0, 100), new Vector3(0, 0, -1));
+    const farNaN = new Raycaster(new Vector3(0, 0, 100), new Vector3(0, 0, -1));
+    farNaN.far = Number.NaN;
+    // Deliberately wrong types, as JavaScript callers may pass them.
+    const loose = boxes as unknown as { pickAt(...args: unknown[]): Promise<unknown>; pick(...args: unknown[]): Promise<unknown>; pickEach(...args: unknown[]): Promise<unknown> };
+    try {
+      return {
+        xNaN: await outcome(() => boxes.pickAt(Number.NaN, 0, cam)),
+        yNaN: await outcome(() => boxes.pickAt(0, Number.NaN, cam)),
+        xInfinite: await outcome(() => boxes.pickAt(Number.POSITIVE_INFINITY, 0, cam)),
+        yString: await outcome(() => loose.pickAt(0, '0.5', cam)),
+        camera: await outcome(() => loose.pickAt(0, 0, undefined)),
+        layersFraction: await outcome(() => boxes.pickAt(0, 0, cam, { layers: 1.5 })),
+        layersString: await outcome(() => loose.pickAt(0, 0, cam, { layers: 'all' })),
+        all: await outcome(() => loose.pickAt(0, 0, cam, { all: 'yes' })),
+        raycaster: await outcome(() => loose.pick(undefined)),
+        rayNaN: await outcome(() => boxes.pick(bad)),
+        far: await outcome(() => boxes.pick(farNaN)),
+        eachNaN: await outcome(() => boxes.pickEach([good, bad])),
+        each: await outcome(() => loose.pickEach(good)),
+      };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+/**
+ * pickAt's `layers`: a mask (as Layers.mask), or a three.js Layers object. Two boxes on one ray:
+ * the near one on layer 1 (and once on layer 31, whose mask three stores as a negative int32 or
+ * an unsigned one), the far one on layer 0. Each case: our pick's object and three's Raycaster
+ * with the same layers.
+ */
+export async function layerOption() {
+  return scoped(async (gpu) => {
+    const root = new Group();
+    const material = new MeshBasicMaterial();
+    const near = new Mesh(new BoxGeometry(1, 1, 1), material);
+    near.name = 'near';
+    near.layers.set(1);
+    const far = new Mesh(new BoxGeometry(1, 1, 1), material);
+    far.name = 'far';
+    far.position.z = -5;
+    root.add(near, far);
+    root.updateMatrixWorld(true);
+    const cam = new PerspectiveCamera(50, 1, 0.1, 100);
+    cam.position.set(0, 0, 10);
+    cam.lookAt(0, 0, 0);
+    cam.updateMatrixWorld();
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    const one = new Layers();
+    one.set(1);
+    const all = new Layers();
+    all.enableAll();
+    const zero = new Layers();
+    const cases: [string, number | Layers | undefined][] = [
+      ['default', undefined], ['mask 1 (layer 0)', 1], ['mask 2 (layer 1)', 2], ['mask 3', 3], ['mask 0', 0],
+      ['Layers set(1)', one], ['Layers enableAll', all], ['new Layers()', zero], ['mask 0xffffffff', 0xffffffff], ['mask -1', -1],
+    ];
+    try {
+      const report: { name: string; ours: string; three: string }[] = [];
+      const run = async (name: string, layers: number | Layers | undefined): Promise<void> => {
+        const [hit] = await boxes.pickAt(0, 0, cam, layers === undefined ? {} : { layers });
+        const r = new Raycaster();
+        r.setFromCamera(new Vector2(0, 0), cam);
+        if (layers !== undefined) {
+          r.layers.mask = typeof layers === 'number' ? layers : layers.mask;
+        }
+        report.push({ name, ours: hit?.object.name ?? 'nothing', three: r.intersectObject(root, true)[0]?.object.name ?? 'nothing' });
+      };
+      for (const [name, layers] of cases) {
+        await run(name, layers);
+      }
+      // Layer 31: three's Layers.set gives 2147483648, enable gives -2147483648; both select it.
+      near.layers.set(31);
+      await boxes.sync();
+      const top = new Layers();
+      top.set(31);
+      const topSigned = new Layers();
+      topSigned.disableAll();
+      topSigned.enable(31);
+      await run('layer 31: Layers set(31)', top);
+      await run('layer 31: Layers enable(31)', topSigned);
+      await run('layer 31: its mask', top.mask);
+      return { report, topMasks: [top.mask, topSigned.mask] };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+/**
+ * sync() called while another is in flight: it shares the next sync instead of queuing one of
+ * its own. Instance 1 moves, sync A starts; instance 2 moves, sync B; instance 3 moves, sync C;
+ * B and C must be one sync (one upload) that takes both moves, A its own; and nothing is lost:
+ * the GPU buffer equals the host copy and the scene.
+ */
+export async function coalescedSyncs(seed: number) {
+  return scoped(async (gpu) => {
+    const { root, mesh } = instanceScene(seed, 1000);
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    const set = boxes.set;
+    let uploads = 0;
+    const original = set.updateIndices.bind(set);
+    set.updateIndices = (indices, list) => {
+      uploads++;
+      return original(indices, list);
+    };
+    const m = new Matrix4();
+    try {
+      mesh.setMatrixAt(1, m.makeTranslation(40, 0, 0));
+      const a = boxes.sync();
+      mesh.setMatrixAt(2, m.makeTranslation(0, 40, 0));
+      const b = boxes.sync();
+      mesh.setMatrixAt(3, m.makeTranslation(0, 0, 40));
+      const c = boxes.sync();
+      const reports = await Promise.all([a, b, c]);
+      // A burst of 20 calls while one is in flight: at most two uploads.
+      const before = uploads;
+      const burst: Promise<unknown>[] = [];
+      for (let k = 0; k < 20; k++) {
+        mesh.setMatrixAt(10 + k, m.makeTranslation(k, k, 50));
+        burst.push(boxes.sync());
+      }
+      await Promise.all(burst);
+      const burstUploads = uploads - before;
+      const last = await boxes.sync();
+      const gpuBoxes = new Float32Array(await gpu.ctx.readback(set.buffer, set.count * OBB.SIZE));
+      const host = packBoxes(set.boxes, set.origin);
+      const bufferDiffers = host.reduce((n, x, k) => n + (gpuBoxes[k] === x ? 0 : 1), 0);
+      // The host copy follows the scene: box 29 (the burst's last move) is centred where it was put.
+      const centre29 = Array.from(set.boxes.data.subarray(29 * 15, 29 * 15 + 3));
+      const world = new Vector3(19, 19, 50).applyMatrix4(mesh.matrixWorld).toArray();
+      return { reports, sameBC: b === c, uploads: before, burstUploads, last, bufferDiffers, centre29, world };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : (s[(s.length - 1) >> 1]! + s[s.length >> 1]!) / 2;
+};
+
+/**
+ * Where a small scene's pickAt and sync() spend their time (docs/three.md, "Small scenes"):
+ * `count` meshes in nested groups (or instances of one InstancedMesh), medians over `reps`.
+ * - pickAt end to end, its synchronous JS part (until the promise is returned), the library's
+ *   own closestHit of the same ray, a bare GPU round trip (an empty submit's
+ *   onSubmittedWorkDone, and a 16-byte readback), and three's Raycaster on the same point;
+ * - sync() after 1% moved: end to end, its JS part until the upload is issued, the upload's turn,
+ *   the GPU finishing it, and the first pickAt after it (which refits the tree).
+ */
+export async function smallSceneCosts(seed: number, count: number, kind: 'meshes' | 'instances', reps: number) {
+  return scoped(async (gpu) => {
+    const scene = kind === 'meshes' ? meshScene(seed, count) : instanceScene(seed, count);
+    const { root } = scene;
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    const cam = camera(WebGPUCoordinateSystem, kind === 'meshes' ? 1 : 0.45);
+    const device = gpu.ctx.device;
+    const rnd = mulberry32(seed + 9);
+    const set = boxes.set;
+    try {
+      const pickAt: number[] = [], pickJs: number[] = [], direct: number[] = [], raycaster: number[] = [], idle: number[] = [], tiny: number[] = [];
+      const r = new Raycaster();
+      let hits = 0;
+      for (let k = 0; k < reps + 5; k++) {
+        const x = rnd() - 0.5, y = rnd() - 0.5;
+        let t0 = performance.now();
+        const promise = boxes.pickAt(x, y, cam);
+        const t1 = performance.now();
+        const [hit] = await promise;
+        const t2 = performance.now();
+        r.setFromCamera(new Vector2(x, y), cam);
+        const ray = { origin: r.ray.origin.toArray(), direction: r.ray.direction.toArray() };
+        const t3 = performance.now();
+        await gpu.closestHit(set, [ray]);
+        const t4 = performance.now();
+        const three = r.intersectObject(root, true)[0];
+        const t5 = performance.now();
+        device.queue.submit([]);
+        await device.queue.onSubmittedWorkDone();
+        const t6 = performance.now();
+        await gpu.ctx.readback(set.buffer, 16);
+        const t7 = performance.now();
+        if (three?.object !== hit?.object || three?.instanceId !== hit?.instanceId) {
+          throw new Error(`pick ${k} differs from three's`);
+        }
+        if (k >= 5) {
+          hits += hit ? 1 : 0;
+          pickAt.push(t2 - t0);
+          pickJs.push(t1 - t0);
+          direct.push(t4 - t3);
+          raycaster.push(t5 - t4);
+          idle.push(t6 - t5);
+          tiny.push(t7 - t6);
+        }
+        t0 = 0;
+      }
+      // sync after 1% moved.
+      const total: number[] = [], js: number[] = [], turn: number[] = [], gpuDone: number[] = [], firstPick: number[] = [];
+      let issued = 0, resolvedAt = 0, uploads = 0;
+      const original = set.updateIndices.bind(set);
+      set.updateIndices = (indices, list) => {
+        issued = performance.now();
+        uploads++;
+        return original(indices, list).then(() => {
+          resolvedAt = performance.now();
+        });
+      };
+      const m = new Matrix4();
+      let moved = 0;
+      const bruteAfter: number[] = [];
+      let coldSync = 0;
+      for (let k = 0; k < reps + 3; k++) {
+        const n = Math.ceil(count / 100);
+        if (kind === 'meshes') {
+          const meshes = (scene as { meshes: Mesh[] }).meshes;
+          for (let j = 0; j < n; j++) {
+            meshes[Math.floor(rnd() * count)]!.position.x += 0.5 * (rnd() - 0.5);
+          }
+          root.updateMatrixWorld(true);
+        } else {
+          const mesh = (scene as { mesh: InstancedMesh }).mesh;
+          for (let j = 0; j < n; j++) {
+            const i = Math.floor(rnd() * count);
+            mesh.getMatrixAt(i, m);
+            m.elements[12] += 0.5 * (rnd() - 0.5);
+            mesh.setMatrixAt(i, m);
+          }
+        }
+        const t0 = performance.now();
+        const report = await boxes.sync();
+        const t1 = performance.now();
+        await device.queue.onSubmittedWorkDone();
+        const t2 = performance.now();
+        // Every other round: the first pick after the sync by brute force (no refit), else pickAt.
+        if (k % 2 === 1) {
+          r.setFromCamera(new Vector2(rnd() - 0.5, rnd() - 0.5), cam);
+          await gpu.closestHit(set, [{ origin: r.ray.origin.toArray(), direction: r.ray.direction.toArray() }], { accel: 'brute' });
+        } else {
+          await boxes.pickAt(rnd() - 0.5, rnd() - 0.5, cam);
+        }
+        const t3 = performance.now();
+        if (k === 0) {
+          coldSync = t1 - t0;
+        }
+        if (k >= 3 && k % 2 === 1) {
+          bruteAfter.push(t3 - t2);
+        }
+        if (k >= 3 && k % 2 === 0) {
+          firstPick.push(t3 - t2);
+        }
+        if (k >= 3) {
+          moved += report.moved;
+          total.push(t1 - t0);
+          js.push(issued - t0);
+          turn.push(resolvedAt - issued);
+          gpuDone.push(t2 - t1);
+        }
+      }
+      const idleSync: number[] = [];
+      for (let k = 0; k < reps; k++) {
+        const t0 = performance.now();
+        await boxes.sync();
+        idleSync.push(performance.now() - t0);
+      }
+      const f = (xs: number[]): number => Math.round(median(xs) * 1000) / 1000;
+      return {
+        kind, count: boxes.count, reps, hits,
+        pick: { pickAt: f(pickAt), js: f(pickJs), closestHit: f(direct), raycaster: f(raycaster), idleRoundTrip: f(idle), readback16: f(tiny) },
+        sync: { total: f(total), js: f(js), uploadTurn: f(turn), gpuAfter: f(gpuDone), firstPickAfter: f(firstPick), bruteAfter: f(bruteAfter), unchanged: f(idleSync), cold: Math.round(coldSync * 10) / 10, movedPerSync: moved / reps, uploads },
+      };
+    } finally {
+      boxes.destroy();
+    }
+  });
+}
+
+
+/**
+ * Face normals against three's own: meshes and instances turned, scaled and mirrored (a
+ * negative scale: the box's canonical w axis then points against the object's z), hit from the
+ * six sides and from random directions; our face.normal must equal the normal three reports
+ * for the triangle it hits (object space), to 1e-12.
+ */
+export async function faceNormals(seed: number, rays: number) {
+  return scoped(async (gpu) => {
+    const rnd = mulberry32(seed);
+    const root = new Group();
+    root.quaternion.copy(randomQuaternion(rnd));
+    const material = new MeshBasicMaterial();
+    const scales: [number, number, number][] = [[1, 1, 1], [-1, 1, 1], [1, -2, 0.5], [-1, -1, -1], [2, 1, -3]];
+    scales.forEach((s, k) => {
+      const mesh = new Mesh(new BoxGeometry(1, 2, 3), material);
+      mesh.position.set(k * 12 - 24, 0, 0);
+      mesh.quaternion.copy(randomQuaternion(rnd));
+      mesh.scale.set(...s);
+      root.add(mesh);
+    });
+    const instanced = new InstancedMesh(new BoxGeometry(2, 1, 1), material, scales.length);
+    scales.forEach((s, k) => instanced.setMatrixAt(k, new Matrix4().compose(new Vector3(k * 12 - 24, 20, 0), randomQuaternion(rnd), new Vector3(...s))));
+    root.add(instanced);
+    root.updateMatrixWorld(true);
+    const boxes = await ThreeBoxes.create(gpu, [root]);
+    try {
+      let compared = 0, differs = 0, worst = 0;
+      const raycasters: Raycaster[] = [];
+      for (let k = 0; k < rays; k++) {
+        const target = new Vector3(Math.floor(rnd() * scales.length) * 12 - 24, rnd() < 0.5 ? 0 : 20, 0).applyMatrix4(root.matrixWorld);
+        const dir = new Vector3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
+        raycasters.push(new Raycaster(target.clone().addScaledVector(dir, -40), dir));
+      }
+      const ours = await boxes.pickEach(raycasters);
+      raycasters.forEach((r, k) => {
+        const three = r.intersectObject(root, true)[0];
+        const mine = ours[k];
+        if (!three || !mine || three.object !== mine.object || three.instanceId !== mine.instanceId || !three.face) {
+          return;
+        }
+        compared++;
+        const d = three.face.normal.distanceTo(mine.face!.normal);
+        worst = Math.max(worst, d);
+        if (d > 1e-12) {
+          differs++;
+        }
+      });
+      return { compared, differs, worst };
     } finally {
       boxes.destroy();
     }
