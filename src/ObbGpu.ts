@@ -207,53 +207,83 @@ export class ObbGpu {
   /**
    * The tree over `set`, current for the set at the caller's turn in the context's sequence:
    * created on first use, refitted when boxes moved (update), rebuilt when they were replaced or
-   * re-based (set, rebase) or after a device recovery. Call only inside a sequenced operation
-   * (the queries do); use {@link buildBvh} to build ahead of time.
+   * re-based (set, rebase), after a device recovery, or when `force`d (buildBvh). Call only inside
+   * a sequenced operation (the queries do); use {@link buildBvh} to build ahead of time.
+   *
+   * The tree's bookkeeping changes only once its build or refit was submitted on a live device
+   * (GpuContext.scoped checks the device after the submission's error scopes): a call the
+   * device's loss overtakes rejects with DeviceLostError and leaves the set's tree as it was (a
+   * new tree made for it is freed, a rebuilt one says what it said before).
    */
-  private async currentTree(set: BoxSet, operation: string): Promise<Bvh | undefined> {
+  private async currentTree(set: BoxSet, operation: string, force = false): Promise<Bvh | undefined> {
     set.assertUsable(operation);
     if (set.count < 2) {
       return undefined; // the kernels handle 0 and 1 boxes without a tree
     }
-    let st = this.trees.get(set);
-    if (!st || st.epoch !== this.ctx.epoch || st.bvh.capacity < set.count) {
-      st?.bvh.destroy();
-      this.trees.delete(set);
-      const bvh = await Bvh.create(this.ctx, set, Math.max(set.count, st ? Math.ceil(st.bvh.capacity * 1.5) : 0));
-      if (set.isDestroyed) {
-        bvh.destroy(); // destroyed while the tree was being made
-        set.assertUsable(operation);
+    const epoch = this.ctx.epoch;
+    const old = this.trees.get(set);
+    const stale = !old || old.epoch !== epoch || old.bvh.capacity < set.count;
+    if (!stale && old.version === set.version && !force) {
+      return old.bvh;
+    }
+    // A tree made now replaces the old one only once it is built.
+    let fresh: Bvh | undefined;
+    let bvh: Bvh;
+    if (stale) {
+      fresh = await Bvh.create(this.ctx, set, Math.max(set.count, old ? Math.ceil(old.bvh.capacity * 1.5) : 0));
+      bvh = fresh;
+    } else {
+      bvh = old.bvh;
+    }
+    const countBefore = bvh.count;
+    let rebuild = true;
+    try {
+      // Destroyed (or the device gone) while the tree was being made.
+      set.assertUsable(operation);
+      this.ctx.assertEpoch(operation, epoch);
+      if (!fresh && old) {
+        // The last refit's SAH cost (read back after it; done by now in a frame loop) decides
+        // whether this change refits the tree or rebuilds it.
+        await old.probe;
+        const loose = old.builtSah > 0 && old.sah > this.rebuildSahRatio * old.builtSah;
+        rebuild = force || old.shapeVersion !== set.shapeVersion || old.bvh.count !== set.count || loose;
       }
-      st = { bvh, epoch: this.ctx.epoch, version: -1, shapeVersion: -1, builtSah: 0, sah: 0, probe: undefined };
+      const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh` });
+      if (rebuild) {
+        await bvh.encodeBuild(encoder);
+      } else {
+        await bvh.encodeRefit(encoder);
+      }
+      await this.ctx.scoped(`BVH ${rebuild ? 'build' : 'refit'} (${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]), epoch);
+      set.assertUsable(operation);
+    } catch (error) {
+      if (fresh) {
+        fresh.destroy();
+      } else {
+        bvh.abandonBuild(countBefore);
+      }
+      throw error;
+    }
+    // Submitted on a live device, in this synchronous run: the tree is now the set's.
+    let st = old;
+    if (fresh || !st) {
+      old?.bvh.destroy();
+      st = { bvh, epoch, version: -1, shapeVersion: -1, builtSah: 0, sah: 0, probe: undefined };
       this.ownSet(set);
       this.trees.set(set, st);
     }
-    if (st.version !== set.version) {
-      // The last refit's SAH cost (read back after it; done by now in a frame loop) decides
-      // whether this change refits the tree or rebuilds it.
-      await st.probe;
-      const loose = st.builtSah > 0 && st.sah > this.rebuildSahRatio * st.builtSah;
-      const rebuild = st.shapeVersion !== set.shapeVersion || st.bvh.count !== set.count || loose;
-      const encoder = this.ctx.device.createCommandEncoder({ label: `${this.ctx.label}:bvh` });
+    st.version = set.version;
+    st.shapeVersion = set.shapeVersion;
+    const state = st;
+    state.probe = state.bvh.probeSah().then((sah) => {
+      state.sah = sah;
       if (rebuild) {
-        await st.bvh.encodeBuild(encoder);
-      } else {
-        await st.bvh.encodeRefit(encoder);
+        state.builtSah = sah;
       }
-      await this.ctx.scoped(`BVH ${rebuild ? 'build' : 'refit'} (${set.count} boxes)`, () => this.ctx.device.queue.submit([encoder.finish()]));
-      st.version = set.version;
-      st.shapeVersion = set.shapeVersion;
-      const state = st;
-      state.probe = state.bvh.probeSah().then((sah) => {
-        state.sah = sah;
-        if (rebuild) {
-          state.builtSah = sah;
-        }
-      }, () => {
-        // A destroyed tree or a lost device: the next turn rebuilds or refuses anyway.
-        state.probe = undefined;
-      });
-    }
+    }, () => {
+      // A destroyed tree or a lost device: the next turn rebuilds or refuses anyway.
+      state.probe = undefined;
+    });
     return st.bvh;
   }
 
@@ -307,12 +337,7 @@ export class ObbGpu {
     return this.ctx.named(op, async () => {
       checkSet(this.ctx, set, 'set', op);
       await this.ctx.sequence(op, async () => {
-        const st = this.trees.get(set);
-        if (st) {
-          st.shapeVersion = -1;
-          st.version = -1;
-        }
-        await this.currentTree(set, op);
+        await this.currentTree(set, op, true);
       });
     });
   }

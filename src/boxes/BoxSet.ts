@@ -3,8 +3,12 @@
  * after device loss, and for the CPU reference), and a GPU buffer of `Obb` records re-based to
  * the set's `origin`, with per-box u32 masks. Capacity grows by doubling; partial updates write
  * only the changed range. Every change is validated before anything reaches the GPU: a rejected
- * update leaves the set exactly as it was. After a device loss, `recover()` of the context
- * rebuilds the set on the new device from the host copy; the object stays the same.
+ * update leaves the set exactly as it was. A change still pending when the device is lost or
+ * destroyed rejects with DeviceLostError and leaves the host copy as it was: each change checks
+ * the device (`assertUsable`, which sees a `device.destroy()` at once) in the same synchronous
+ * run in which it writes the GPU buffers and applies the host copy, after its last await. After
+ * a device loss, `recover()` of the context rebuilds the set on the new device from the host
+ * copy; the object stays the same.
  */
 import { BufferUsage } from '../runtime/flags.ts';
 import { BOX_F64, type BoxArray, type BoxInput, type Vec3 } from '../core/types.ts';
@@ -381,12 +385,16 @@ export class BoxSet {
     const canonical = canonicalBoxes(boxes);
     await this.ctx.sequence(op, async () => {
       this.assertUsable(op);
+      const epoch = this.ctx.epoch;
       checkIndicesInSet(list, this.host.count);
       checkBoxRange(canonical, this.currentOrigin);
       if (count === 0) {
         return;
       }
       const kernel = await getKernel(this.ctx.device, 'scatterBoxes');
+      // The device may have gone while the kernel was awaited: nothing is written or applied then.
+      this.assertUsable(op);
+      this.ctx.assertCurrent(op, epoch);
       const source = packBoxes(canonical, this.currentOrigin, 0, count, this.ctx.uploadScratch(count * (OBB.SIZE / 4)));
       this.scatter(kernel, list, source, count * OBB.SIZE);
       const data = this.host.data.slice();
@@ -416,16 +424,20 @@ export class BoxSet {
     const copy = masks.slice();
     await this.ctx.sequence(op, async () => {
       this.assertUsable(op);
+      const epoch = this.ctx.epoch;
       checkIndicesInSet(list, this.host.count);
       if (copy.length === 0) {
         return;
       }
+      const kernel = await getKernel(this.ctx.device, 'scatterMasks');
+      // As in updateIndices: checked again after the await, before anything is written.
+      this.assertUsable(op);
+      this.ctx.assertCurrent(op, epoch);
       const all = this.hostMasks ? this.hostMasks.slice() : new Uint32Array(this.host.count).fill(0xffffffff);
       if (!this.hostMasks) {
         // The GPU masks were never written (every box had all bits): write them all first.
         this.ctx.device.queue.writeBuffer(this.gpuMasks, 0, all);
       }
-      const kernel = await getKernel(this.ctx.device, 'scatterMasks');
       this.scatter(kernel, list, copy, copy.byteLength);
       list.forEach((i, k) => {
         all[i] = copy[k]!;

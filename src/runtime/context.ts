@@ -7,6 +7,17 @@
  * `recover()` gives it a fresh device and lets every registered resource (box sets, the buffer
  * pool) rebuild itself there from its host copy; objects keep their identity, so references the
  * caller holds stay valid.
+ *
+ * The rule for work in flight at a loss (docs/guarantees.md, "Device loss"): an operation
+ * completes only on a live device, and only then changes what the host keeps (a set's float64
+ * boxes, versions, masks, origin; a tree's bookkeeping); one the loss overtakes rejects with
+ * DeviceLostError and changes nothing. A loss is known here as soon as it can be known: at once
+ * after `device.destroy()` (see `lossOf`: `device.lost` resolves later, after a round trip to the
+ * GPU process in Chromium, and a destroyed device's queue and error scopes still answer as if the
+ * work had run), when `device.lost` resolves, or when a readback's `mapAsync` fails. Every check
+ * goes through `assertAlive` (each sequenced step at its turn), `scoped` (after the submission's
+ * error scopes come back) and the readbacks; a step applies its host changes in the same
+ * synchronous run as its last check.
  */
 import { BufferUsage, MapMode } from './flags.ts';
 import { CapacityError, DeviceLostError, GpuError, ValidationError, WebGpuUnavailableError, asSeenBy } from '../errors.ts';
@@ -67,7 +78,20 @@ export interface GpuContextLimits {
 interface DeviceWatchers {
   info: GPUDeviceLostInfo | undefined;
   readonly listeners: Set<(info: GPUDeviceLostInfo) => void>;
+  /**
+   * A 4-byte buffer mapped at creation and never unmapped: `device.destroy()` unmaps every
+   * buffer of the device at once, on the content timeline (WebGPU, GPUDevice.destroy()), so its
+   * `mapState` turning 'unmapped' says the device was destroyed before `device.lost` resolves.
+   * Undefined where the implementation has no `mapState` or refused the buffer.
+   */
+  readonly sentinel: GPUBuffer | undefined;
 }
+
+/** Why a device is gone: device.lost's info, or what `lossOf` knows before it arrives. */
+type LossInfo = Pick<GPUDeviceLostInfo, 'reason' | 'message'>;
+
+/** A device seen destroyed (its sentinel unmapped) whose `device.lost` has not resolved yet. */
+const DESTROYED: LossInfo = { reason: 'destroyed', message: '' };
 
 /** Something that lives on the device and can rebuild itself on a new one (see `onRecover`). */
 export type RecoverHook = () => void;
@@ -211,7 +235,7 @@ export class GpuContext {
 
   /** Follows `device.lost`: records the loss if `device` is still the current device. */
   private watch(device: GPUDevice): Promise<GPUDeviceLostInfo> {
-    const watchers: DeviceWatchers = { info: undefined, listeners: new Set() };
+    const watchers: DeviceWatchers = { info: undefined, listeners: new Set(), sentinel: lossSentinel(device, this.label) };
     this.watchers.set(device, watchers);
     return device.lost.then((info) => {
       watchers.info = info;
@@ -287,22 +311,60 @@ export class GpuContext {
     };
   }
 
-  /** Whether the device has been lost (or this context destroyed); false while recovering. */
+  /**
+   * Whether the device has been lost or destroyed (even before `device.lost` resolves), or this
+   * context destroyed; false while recovering.
+   */
   get isLost(): boolean {
-    return (this.lostInfo !== undefined && !this.recovering) || this.destroyed;
+    return this.destroyed || (!this.recovering && (this.lostInfo ?? this.lossOf(this.current)) !== undefined);
   }
 
   /**
-   * Throws DeviceLostError if the device is gone. Every operation calls this first. While a
-   * recovery runs this passes: sequenced work waits for the new device.
+   * What is known of `device`'s loss now: `device.lost`'s info once it resolved; before that,
+   * DESTROYED if `device.destroy()` was called (its sentinel was unmapped); else undefined.
+   */
+  private lossOf(device: GPUDevice): LossInfo | undefined {
+    const watchers = this.watchers.get(device);
+    if (watchers?.info) {
+      return watchers.info;
+    }
+    return watchers?.sentinel?.mapState === 'unmapped' ? DESTROYED : undefined;
+  }
+
+  /**
+   * Throws DeviceLostError if the device is gone, including a device destroyed in this very turn
+   * (whose `device.lost` has not resolved yet). Every operation calls this first, and every step
+   * that changes host state calls it (through `assertUsable`) in the same synchronous run as the
+   * change. While a recovery runs this passes: sequenced work waits for the new device.
    */
   assertAlive(operation: string): void {
     if (this.destroyed) {
       throw new DeviceLostError(operation, 'destroyed', 'the GPU context was destroyed');
     }
-    if (this.lostInfo && !this.recovering) {
-      throw lostError(operation, this.lostInfo);
+    if (this.recovering) {
+      return;
     }
+    const info = this.lostInfo ?? this.lossOf(this.current);
+    if (info) {
+      throw lostError(operation, info);
+    }
+  }
+
+  /**
+   * {@link assertAlive} and {@link assertEpoch}: a step resumed after an await calls this before
+   * it changes anything, then changes it in the same synchronous run.
+   *
+   * @example
+   * await ctx.sequence('myUpdate', async () => {
+   *   const epoch = ctx.epoch;
+   *   await ctx.device.queue.onSubmittedWorkDone();
+   *   ctx.assertCurrent('myUpdate', epoch); // DeviceLostError if the device went meanwhile
+   *   // … write the GPU buffers and apply the host change here, before any other await
+   * });
+   */
+  assertCurrent(operation: string, epoch: object): void {
+    this.assertAlive(operation);
+    this.assertEpoch(operation, epoch);
   }
 
   /** Throws DeviceLostError if `epoch` is not the current device's (see {@link GpuContext.epoch}). */
@@ -316,7 +378,8 @@ export class GpuContext {
    * Maps a failure of GPU work to DeviceLostError when the device was lost (or replaced) under
    * it, and rethrows it unchanged otherwise. A lost device rejects pending `mapAsync` calls
    * before `device.lost` resolves, so for such GPU-side failures (`settle`) this waits briefly
-   * for the verdict; host-side errors (validation, capacity) pass straight through.
+   * for the verdict, unless the device is already known destroyed (`lossOf`); host-side errors
+   * (validation, capacity) pass straight through.
    */
   private async failure(operation: string, error: unknown, epoch: object, device: GPUDevice, settle: boolean): Promise<never> {
     if (error instanceof DeviceLostError) {
@@ -325,7 +388,7 @@ export class GpuContext {
     if (epoch !== this.currentEpoch) {
       this.assertEpoch(operation, epoch);
     }
-    if (settle && !this.destroyed && !this.lostInfo && device === this.current) {
+    if (settle && !this.destroyed && !this.lostInfo && !this.lossOf(device) && device === this.current) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([device.lost, new Promise((resolve) => { timer = setTimeout(resolve, LOSS_SETTLE_MS); })]);
       clearTimeout(timer);
@@ -333,10 +396,11 @@ export class GpuContext {
     if (epoch !== this.currentEpoch) {
       this.assertEpoch(operation, epoch);
     }
-    if (this.destroyed || this.lostInfo) {
+    const info = this.lostInfo ?? this.lossOf(device);
+    if (this.destroyed || info) {
       this.assertAlive(operation);
-      if (this.lostInfo) {
-        throw lostError(operation, this.lostInfo);
+      if (info) {
+        throw lostError(operation, info);
       }
     }
     throw asSeenBy(operation, error);
@@ -426,6 +490,12 @@ export class GpuContext {
     }
     if (failure !== undefined) {
       throw failure;
+    }
+    // A device destroyed (or replaced) meanwhile still answers its error scopes, with null: the
+    // work did not run, so the operation has not completed and must not go on as if it had.
+    if (this.destroyed || epoch !== this.currentEpoch || this.lossOf(device)) {
+      this.assertCurrent(operation, epoch);
+      throw lostError(operation, this.lossOf(device) ?? DESTROYED);
     }
     if ((v || o) && (epoch !== this.currentEpoch || this.isLost)) {
       // Buffers of a replaced device used on the new one: the loss, not a bug, caused this.
@@ -580,8 +650,9 @@ export class GpuContext {
     const watchers = this.watchers.get(device);
     let stop = (): void => undefined;
     const lost = new Promise<never>((_, reject) => {
-      if (watchers?.info) {
-        reject(lostError(operation, watchers.info));
+      const known = this.lossOf(device);
+      if (known) {
+        reject(lostError(operation, known));
         return;
       }
       const listener = (info: GPUDeviceLostInfo): void => reject(lostError(operation, info));
@@ -700,6 +771,7 @@ export class GpuContext {
         for (const buffer of this.buffers) {
           buffer.destroy();
         }
+        this.watchers.get(old)?.sentinel?.destroy();
         this.buffers.clear();
         this.dropStaging();
         this.current = next.device;
@@ -735,13 +807,28 @@ export class GpuContext {
     if (this.ownsDevice) {
       this.device.destroy();
     }
+    this.watchers.get(this.current)?.sentinel?.destroy();
   }
 }
 
 /** DeviceLostError for `operation` from the device's loss info (its message kept to one line). */
-function lostError(operation: string, info: GPUDeviceLostInfo): DeviceLostError {
+function lostError(operation: string, info: LossInfo): DeviceLostError {
   const message = info.message.split('\n')[0]?.trim() ?? '';
   return new DeviceLostError(operation, info.reason, `the GPU device was lost (${info.reason}${message ? `: ${message}` : ''})`);
+}
+
+/**
+ * The sentinel of `device` (DeviceWatchers.sentinel): not one of the context's tracked buffers
+ * (it is no cache and no result; `liveBuffers` does not count it), destroyed with the context
+ * or when `recover()` replaces the device.
+ */
+function lossSentinel(device: GPUDevice, label: string): GPUBuffer | undefined {
+  try {
+    const buffer = device.createBuffer({ label: `${label}:loss-sentinel`, size: 4, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST, mappedAtCreation: true });
+    return buffer.mapState === 'mapped' ? buffer : (buffer.destroy(), undefined);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Rounds `n` up to a multiple of `alignment`. */

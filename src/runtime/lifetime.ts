@@ -15,6 +15,12 @@
  *   buffers and its raster lists; a tree its nodes and sort buffers; a set its boxes and masks).
  * - Buffers handed to the caller (`closestHitBuffers`) belong to the caller.
  * - `GpuContext.destroy()` frees every buffer still alive, whoever made it.
+ * - `GpuContext` also keeps one 4-byte loss sentinel per device (how it sees a `device.destroy()`
+ *   at once; not counted in `liveBuffers`), freed by its `destroy()` or when `recover()` replaces
+ *   the device.
+ * - Work in flight owns nothing it has not applied: a set's host copy and a tree's bookkeeping
+ *   change only once an operation's GPU work was submitted on a live device (src/runtime/context.ts,
+ *   "The rule for work in flight at a loss"); one the loss overtakes changes neither.
  */
 import { StaleObjectError, ValidationError } from '../errors.ts';
 import type { GpuContext } from './context.ts';

@@ -200,6 +200,26 @@ export class Bvh {
     this.builtCount = n;
   }
 
+  /**
+   * Takes back what {@link encodeBuild} recorded about the tree (its leaf count, `count` as read
+   * before the call) when the encoder it recorded into was never submitted on a live device (the
+   * device was lost first): the tree then says what it said before (ObbGpu's rule for work in
+   * flight at a loss, src/runtime/context.ts).
+   *
+   * @example
+   * const leaves = bvh.count;
+   * await bvh.encodeBuild(encoder);
+   * try {
+   *   await ctx.scoped('my build', () => ctx.device.queue.submit([encoder.finish()]));
+   * } catch (error) {
+   *   bvh.abandonBuild(leaves); // never ran: the tree says what it said before
+   *   throw error;
+   * }
+   */
+  abandonBuild(count: number): void {
+    this.builtCount = count;
+  }
+
   /** Records one phase of a build (params written, counters cleared by the caller). */
   private async encodePhase(phase: BuildPhase, pass: GPUComputePassEncoder, n: number): Promise<void> {
     const device = this.ctx.device;

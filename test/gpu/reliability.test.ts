@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClean } from './expect.ts';
 import { openGpuPage, type GpuPage } from './harness.ts';
+import { CTX_LOSS_TRIALS, LOSS_PLAN, lossTally, lossViolations, type LossKind, type LossTrialReport } from './page/suites/reliability.ts';
 
 let gpu: GpuPage;
 beforeAll(async () => {
@@ -157,6 +158,25 @@ describe('device loss', () => {
     expectClean(r.afterUpdate, 1e-3);
     expectClean(r.allPairsAfter);
     expect(r.wrappedDevice).toMatch(/pass the replacement: recover\(\{ device \}\)/);
+  });
+
+  // The trial (suite reliability, lossTrial) is the one test/node/deviceLoss.test.ts runs on Dawn.
+  const allTrials = LOSS_PLAN.map((_, k) => k);
+  it.each<[LossKind, readonly number[], string]>([
+    ['device.destroy', allTrials, 'each followed by recover()'],
+    ['ctx.destroy', CTX_LOSS_TRIALS, 'a fresh ObbGpu each'],
+  ])('work in flight at a loss by %s (issue #33): every operation pending then rejects with DeviceLostError and changes nothing; trials %j, %s', async (kind, trials) => {
+    const reports: LossTrialReport[] = [];
+    for (let k = 0; k < trials.length; k += 6) {
+      reports.push(...(await gpu.call('reliability', 'lossTrials', trials.slice(k, k + 6), kind)) as LossTrialReport[]);
+    }
+    const counts = lossTally(reports);
+    console.log(`${kind}: ${reports.length} trials; per operation, DeviceLostError / pending at the loss:\n` +
+      [...counts].map(([name, c]) => `  ${name}: ${c.lost}/${c.pending}`).join('\n'));
+    for (const [name, c] of counts) {
+      expect(c.pending, `${name} was never pending at a loss`).toBeGreaterThan(0);
+    }
+    expect(reports.flatMap(lossViolations)).toEqual([]);
   });
 
   it('autoRecover: the query in flight fails, the next one waits for the new device and is right (seed 82)', async () => {

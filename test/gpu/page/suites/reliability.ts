@@ -4,10 +4,10 @@
  * device loss and recovery, error-scope errors named by operation, and precision far from the
  * world origin. Driven by test/gpu/reliability.test.ts.
  */
-import { BoxSet, CapacityError, GpuError, ObbGpu, ValidationError, type BoxArray, type RayArray, type Vec3 } from '../../../../src/index.ts';
+import { BoxSet, CapacityError, GpuError, ObbGpu, ValidationError, frustumPlanes, linearElevations, type BoxArray, type GpuHitBuffers, type RayArray, type Vec3 } from '../../../../src/index.ts';
 import { compareAllHits, compareClosestHits, comparePairLists, comparePairs, mulberry32, randomBoxes, randomRays } from '../../../../src/judge/index.ts';
 import { allPairs, closestHit } from '../../../../src/reference/index.ts';
-import { GpuContext, RayQueries } from '../../../../src/advanced.ts';
+import { GpuContext, RayQueries, type Bvh } from '../../../../src/advanced.ts';
 import { getGpu, scoped, summarize, type ComparisonSummary } from '../shared.ts';
 
 /** What one rejected call threw, and whether it touched the GPU. */
@@ -306,6 +306,327 @@ export async function deviceLoss(seed: number): Promise<LossReport> {
   } finally {
     gpu.destroy();
   }
+}
+
+/** How a device-loss trial takes the device away. */
+export type LossKind = 'device.destroy' | 'ctx.destroy';
+
+/**
+ * When a trial destroys the device: in the turn that issued the work, in the next task, in the
+ * task after the k-th queue submission made after that turn (`submit-k`: the loss lands inside
+ * the operations, between a submission and what follows it), or in the task after the sweep or
+ * the all-pairs settled. Always from a task of its own (or the issuing turn), so an operation
+ * that completed before the loss has settled by then.
+ */
+export type LossMoment = 'sync' | 'timeout-0' | `submit-${number}` | 'after-sweep' | 'after-allPairs';
+
+/** One trial: when the device goes, and whether a sweep and an all-pairs are queued ahead of the rest. */
+export interface LossPlan {
+  readonly moment: LossMoment;
+  readonly ahead: boolean;
+}
+
+const MOMENTS: readonly LossMoment[] = ['sync', 'timeout-0', 'submit-1', 'submit-2', 'submit-4', 'submit-8', 'submit-16'];
+
+/**
+ * The trials by index (seed 3300 + index): with the sweep and the all-pairs queued ahead of the
+ * operations under test, as found, at each moment (0–8); then behind them (9–15), the operations
+ * meeting an idle queue as an update issued just before the loss does (without the two `after-`
+ * moments, by which nearly everything has completed).
+ */
+export const LOSS_PLAN: readonly LossPlan[] = [
+  ...[...MOMENTS, 'after-sweep' as const, 'after-allPairs' as const].map((moment) => ({ moment, ahead: true })),
+  ...MOMENTS.map((moment) => ({ moment, ahead: false })),
+];
+
+/** The trials of the context's `destroy()`: every other one of LOSS_PLAN (both queues, eight moments). */
+export const CTX_LOSS_TRIALS: readonly number[] = LOSS_PLAN.map((_, k) => k).filter((k) => k % 2 === 0);
+
+/** What a set's host side says about it: its float64 boxes (by identity and value), count, versions, masks, origin. */
+interface HostState {
+  readonly boxes: BoxArray;
+  readonly data: Float64Array;
+  readonly count: number;
+  readonly version: number;
+  readonly shapeVersion: number;
+  readonly masks: Uint32Array | undefined;
+  readonly origin: Vec3;
+}
+
+function hostState(set: BoxSet): HostState {
+  return {
+    boxes: set.boxes, data: set.boxes.data.slice(), count: set.count, version: set.version, shapeVersion: set.shapeVersion,
+    masks: set.masks?.slice(), origin: [...set.origin],
+  };
+}
+
+/** Where two host states differ ('' when they do not). */
+function hostDiff(a: HostState, b: HostState): string {
+  const out: string[] = [];
+  if (a.boxes !== b.boxes) {
+    out.push('host copy replaced');
+  }
+  if (a.count !== b.count || a.data.length !== b.data.length || a.data.some((v, i) => !Object.is(v, b.data[i]))) {
+    out.push(`boxes (count ${a.count} → ${b.count})`);
+  }
+  if (a.version !== b.version || a.shapeVersion !== b.shapeVersion) {
+    out.push(`version ${a.version}/${a.shapeVersion} → ${b.version}/${b.shapeVersion}`);
+  }
+  if (String(a.masks) !== String(b.masks)) {
+    out.push('masks');
+  }
+  if (String(a.origin) !== String(b.origin)) {
+    out.push(`origin ${String(a.origin)} → ${String(b.origin)}`);
+  }
+  return out.join(', ');
+}
+
+/**
+ * The bookkeeping ObbGpu keeps for a set's tree (private: read here to prove a failed build or
+ * refit left it as it was): which tree, its leaves, and the set versions it is current for.
+ */
+function treeState(gpu: ObbGpu, set: BoxSet): string {
+  const trees = (gpu as unknown as { trees: Map<BoxSet, { bvh: Bvh; version: number; shapeVersion: number }> }).trees;
+  const st = trees.get(set);
+  if (!st) {
+    return 'none';
+  }
+  const ids = (treeIds.get(st.bvh) ?? treeIds.set(st.bvh, treeIds.size + 1).get(st.bvh))!;
+  return `tree #${ids}: ${st.bvh.count} leaves, current for version ${st.version}/${st.shapeVersion}`;
+}
+const treeIds = new Map<Bvh, number>();
+
+/** One trial: which operations were pending at the loss and how each settled; what changed. */
+export interface LossTrialReport {
+  readonly trial: number;
+  readonly kind: LossKind;
+  readonly moment: LossMoment;
+  /** Whether the sweep and the all-pairs were queued ahead of the rest (see LOSS_PLAN). */
+  readonly ahead: boolean;
+  /** Every operation issued, in order. */
+  readonly issued: string[];
+  /** Outcome ('resolved' or the error) of each operation still pending when the device went. */
+  readonly pending: Record<string, string>;
+  /** Operations that had settled before the loss (these may resolve). */
+  readonly settledBefore: string[];
+  /** Queue submissions made in the turn that issued the work, before the loss, and in the whole trial before recover(). */
+  readonly submissionsAtIssue: number;
+  readonly submissionsAtLoss: number;
+  readonly submissions: number;
+  /** How the set's host copy changed after the loss ('' = not at all). */
+  readonly hostChanged: string;
+  /** The tree's bookkeeping at the loss and once everything settled. */
+  readonly treeAtLoss: string;
+  readonly treeAfter: string;
+  /** After `recover()` (device.destroy trials): closest hits over the host copy against the reference. */
+  readonly afterRecover?: ComparisonSummary;
+}
+
+/**
+ * Device loss with work in flight (issue #33): on `gpu`, a set with a tree, a LiDAR sensor (of
+ * the raster and the bvh method in turn) and a frustum culler; then, without awaiting, a sweep
+ * and an all-pairs (queued ahead of the rest, as found, or behind it: LOSS_PLAN[trial]), every
+ * async operation of the public API (BoxSet update / updateIndices / setMasks / setMasksAt /
+ * rebase / set, buildBvh, bvhOf, every query, sweeps, a cull, readbacks), and the device is
+ * destroyed (`kind`: `device.destroy()` or the context's `destroy()`) at the trial's moment.
+ * Every operation still pending then must reject with DeviceLostError, and none may change the
+ * set's host copy or the tree's state after the loss. Trials of `device.destroy` then
+ * `recover()` and check that the rebuilt set answers for the host copy. Shared by
+ * test/node/deviceLoss.test.ts (Dawn) and the page (lossTrials).
+ */
+export async function lossTrial(gpu: ObbGpu, trial: number, kind: LossKind): Promise<LossTrialReport> {
+  const plan = LOSS_PLAN[trial];
+  if (!plan) {
+    throw new RangeError(`lossTrial: no trial ${trial} (0..${LOSS_PLAN.length - 1})`);
+  }
+  const { moment, ahead } = plan;
+  const rnd = mulberry32(3300 + trial);
+  const boxes = randomBoxes(600, rnd, { extent: 30, halfMin: 0.2, halfMax: 1.5 });
+  const big = randomBoxes(1500, rnd, { extent: 60, halfMin: 0.2, halfMax: 1.5 });
+  const moved = randomBoxes(8, rnd, { extent: 30, halfMin: 0.2, halfMax: 1.5 });
+  const replacement = randomBoxes(700, rnd, { extent: 30, halfMin: 0.2, halfMax: 1.5 });
+  const rays = randomRays(256, boxes, rnd, { extent: 35 });
+  const set = gpu.createBoxSet(boxes);
+  const other = gpu.createBoxSet(big);
+  const sensor = await gpu.createLidar({ elevations: linearElevations(16, -10, 10), azimuthSteps: 256, maxRange: 60 }, { method: trial % 2 === 0 ? 'raster' : 'bvh' });
+  const culler = await gpu.createFrustumCuller(2000);
+  const planes = frustumPlanes(Float64Array.from([0.05, 0, 0, 0, 0, 0.05, 0, 0, 0, 0, -0.01, 0, 0, 0, 0, 1]));
+  const unitBox = { center: [0, 0, 0] as Vec3, halfExtents: [1, 1, 1] as Vec3, rotation: [0, 0, 0, 1] as const };
+  const pose = { origin: [0, 0, 0] as Vec3 };
+  const tree = await gpu.bvhOf(set);
+  if (!tree) {
+    throw new Error('lossTrial: a 600-box set has a tree');
+  }
+  const handedOut: GpuHitBuffers[] = [];
+  let restore = (): void => undefined;
+  try {
+    const extra: [string, () => Promise<unknown>][] = [
+      [`lidarSweep (${ahead ? 'ahead' : 'behind'})`, () => gpu.lidarSweep(sensor, set, pose)],
+      [`allPairs (${ahead ? 'ahead' : 'behind'})`, () => gpu.allPairs(other)],
+    ];
+    const calls: [string, () => Promise<unknown>][] = [
+      ...(ahead ? extra : []),
+      ['BoxSet.update', () => set.update(3, moved)],
+      ['BoxSet.updateIndices', () => set.updateIndices([10, 2, 50], { count: 3, data: moved.data.slice(0, 45) })],
+      ['BoxSet.setMasks', () => set.setMasks(new Uint32Array(600).fill(3))],
+      ['BoxSet.setMasksAt', () => set.setMasksAt([5, 6], new Uint32Array([1, 1]))],
+      ['BoxSet.rebase', () => set.rebase([1, 2, 3])],
+      ['buildBvh', () => gpu.buildBvh(set)],
+      ['BoxSet.set', () => set.set(replacement)],
+      ['bvhOf', () => gpu.bvhOf(set)],
+      ['closestHit', () => gpu.closestHit(set, rays)],
+      ['closestHitBuffers', () => gpu.closestHitBuffers(set, rays).then((b) => handedOut.push(b))],
+      ['anyHit', () => gpu.anyHit(set, rays)],
+      ['allHits', () => gpu.allHits(set, rays)],
+      ['allPairs', () => gpu.allPairs(set)],
+      ['obbPairs', () => gpu.obbPairs(set, [[0, 1], [2, 3]])],
+      ['obbOneVsMany', () => gpu.obbOneVsMany(unitBox, set)],
+      ['obbCross', () => gpu.obbCross(set, other)],
+      ['lidarSweep', () => gpu.lidarSweep(sensor, set, pose)],
+      ['lidarSweepMany', () => gpu.lidarSweepMany(set, [{ sensor, pose }])],
+      ['frustumCull', () => gpu.frustumCull(culler, set, planes)],
+      ['readback', () => gpu.ctx.readback(set.buffer, 48, 0, 'readback')],
+      ['Bvh.sahCost', () => tree.sahCost()],
+      ['Bvh.snapshot', () => tree.snapshot()],
+      ...(ahead ? [] : extra),
+    ];
+    let loseDevice = (): void => undefined;
+    const later = (): void => {
+      setTimeout(() => loseDevice(), 0);
+    };
+    // Counts the submissions (and, for `submit-k`, loses the device in the task after the k-th).
+    const queue = gpu.ctx.device.queue;
+    const submit = queue.submit.bind(queue);
+    let submissions = 0;
+    // Readbacks submit in the turn they are issued; `submit-k` counts from the end of that turn.
+    let issuedWith = Infinity;
+    queue.submit = (buffers: Iterable<GPUCommandBuffer>): undefined => {
+      submit(buffers);
+      submissions++;
+      if (moment === `submit-${submissions - issuedWith}`) {
+        later();
+      }
+    };
+    restore = () => {
+      queue.submit = submit;
+    };
+    const outcomes = new Map<string, string>();
+    const promises = calls.map(([name, call]) => {
+      // Every async method of the API rejects rather than throws, so each is issued right here.
+      return call().then(() => 'resolved', (e: unknown) => errorName(e)).then((o) => {
+        outcomes.set(name, o);
+      });
+    });
+    issuedWith = submissions;
+    let atLoss: { settled: string[]; host: HostState; tree: string; submissions: number } | undefined;
+    loseDevice = (): void => {
+      if (atLoss) {
+        return;
+      }
+      atLoss = { settled: [...outcomes.keys()], host: hostState(set), tree: treeState(gpu, set), submissions };
+      if (kind === 'device.destroy') {
+        gpu.ctx.device.destroy();
+      } else {
+        gpu.ctx.destroy();
+      }
+    };
+    if (moment === 'sync') {
+      loseDevice(); // in the turn that issued everything
+    } else if (moment === 'timeout-0') {
+      later();
+    } else if (moment === 'after-sweep') {
+      void promises[calls.findIndex(([name]) => name.startsWith('lidarSweep ('))]!.then(later);
+    } else if (moment === 'after-allPairs') {
+      void promises[calls.findIndex(([name]) => name.startsWith('allPairs ('))]!.then(later);
+    }
+    await Promise.all(promises);
+    if (!atLoss) {
+      // Fewer submissions than the moment waits for: everything completed; lose the device now.
+      later();
+    }
+    while (!atLoss) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const loss = atLoss as { settled: string[]; host: HostState; tree: string; submissions: number };
+    const pending: Record<string, string> = {};
+    for (const [name] of calls) {
+      if (!loss.settled.includes(name)) {
+        pending[name] = outcomes.get(name)!;
+      }
+    }
+    const report: LossTrialReport = {
+      trial, kind, moment, ahead, issued: calls.map(([name]) => name), pending, settledBefore: loss.settled,
+      submissionsAtIssue: issuedWith, submissionsAtLoss: loss.submissions, submissions,
+      hostChanged: hostDiff(loss.host, hostState(set)), treeAtLoss: loss.tree, treeAfter: treeState(gpu, set),
+    };
+    if (kind !== 'device.destroy') {
+      return report;
+    }
+    // The set comes back from its host copy, and nothing of the dropped work reached the new device.
+    await gpu.recover();
+    const hits = await gpu.closestHit(set, rays);
+    return { ...report, afterRecover: summarize(compareClosestHits({ boxes: set.boxes, rays, options: set.masks ? { boxMasks: set.masks } : {}, origin: set.origin }, hits)) };
+  } finally {
+    restore();
+    for (const b of handedOut) {
+      b.destroy();
+    }
+    sensor.destroy();
+    culler.destroy();
+    other.destroy();
+    set.destroy();
+  }
+}
+
+/** What went wrong in a trial, one line each (none expected). */
+export function lossViolations(r: LossTrialReport): string[] {
+  const out: string[] = [];
+  const at = `trial ${r.trial} (${r.kind}, ${r.moment}, work ${r.ahead ? 'ahead' : 'behind'})`;
+  for (const [name, outcome] of Object.entries(r.pending)) {
+    if (!/^DeviceLostError: /.test(outcome)) {
+      out.push(`${at}: ${name} pending at the loss settled as ${outcome}`);
+    }
+  }
+  if (r.hostChanged) {
+    out.push(`${at}: the host copy changed after the loss: ${r.hostChanged}`);
+  }
+  if (r.treeAfter !== r.treeAtLoss) {
+    out.push(`${at}: the tree changed after the loss: ${r.treeAtLoss} → ${r.treeAfter}`);
+  }
+  if (r.afterRecover && r.afterRecover.mismatch > 0) {
+    out.push(`${at}: after recover(), ${r.afterRecover.mismatch} closest hits disagree with the host copy`);
+  }
+  return out;
+}
+
+/** Per operation: trials where it was pending at the loss, and how many of those rejected with DeviceLostError. */
+export function lossTally(reports: readonly LossTrialReport[]): Map<string, { pending: number; lost: number }> {
+  const counts = new Map<string, { pending: number; lost: number }>();
+  for (const r of reports) {
+    for (const name of r.issued) {
+      const c = counts.get(name) ?? { pending: 0, lost: 0 };
+      if (name in r.pending) {
+        c.pending++;
+        c.lost += /^DeviceLostError: /.test(r.pending[name]!) ? 1 : 0;
+      }
+      counts.set(name, c);
+    }
+  }
+  return counts;
+}
+
+/** {@link lossTrial} on a fresh ObbGpu per trial, in the page. */
+export async function lossTrials(trials: readonly number[], kind: LossKind): Promise<LossTrialReport[]> {
+  const out: LossTrialReport[] = [];
+  for (const trial of trials) {
+    const gpu = await ObbGpu.create();
+    try {
+      out.push(await lossTrial(gpu, trial, kind));
+    } finally {
+      gpu.destroy();
+    }
+  }
+  return out;
 }
 
 /**
