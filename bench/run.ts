@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every workload in headless Chromium (the page in bench/page), with every
- * registered implementation (bench/page/impls: the GPU path, the float64 reference, Rapier,
- * three.js) on the same seeded scenes; prints a table with ratios; writes JSON.
+ * registered implementation (bench/page/impls: the GPU paths, the float64 reference, Rapier and its
+ * SIMD build, three.js, three-mesh-bvh's WebGPU raycasting) on the same seeded scenes; prints a
+ * table with ratios; writes JSON.
  *
  *   npm run bench -- [--full] [--json FILE] [--filter NAME[,NAME…]] [--impl NAME[,NAME…]]
  *                    [--machine LABEL] [--adapter swiftshader|default]
@@ -278,6 +279,7 @@ export async function main(argv: string[]): Promise<void> {
     versions: {
       'webgpu-obb': `${versionAt('package.json')} (${gitDescribe()})`,
       '@dimforge/rapier3d-compat': versionAt('node_modules/@dimforge/rapier3d-compat/package.json'),
+      '@dimforge/rapier3d-simd-compat': versionAt('node_modules/@dimforge/rapier3d-simd-compat/package.json'),
       three: versionAt('node_modules/three/package.json'),
       'three-mesh-bvh': versionAt('node_modules/three-mesh-bvh/package.json'),
       runtime: env.implementations,

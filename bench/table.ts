@@ -5,7 +5,11 @@
  */
 import type { Row } from './page/measure.ts';
 
-/** The GPU implementations whose ratios get a column (end-to-end rows, not kernel-only ones). */
+/**
+ * The GPU implementations whose ratios get a column (end-to-end rows, not kernel-only ones): this
+ * library's, named `gpu-*`. A peer that runs on the GPU (`three-mesh-bvh-gpu`) is a peer here: it
+ * gets a ratio, not a column.
+ */
 export function gpuImplementations(rows: readonly Row[]): string[] {
   return [...new Set(rows.map((r) => r.implementation).filter((n) => n.startsWith('gpu-') && !n.endsWith('-kernel')))];
 }

@@ -7,9 +7,10 @@ import { gpuBrute } from './gpuBrute.ts';
 import { gpuBvh } from './gpuBvh.ts';
 import { gpuGrid } from './gpuGrid.ts';
 import { gpuRaster } from './gpuRaster.ts';
-import { rapier } from './rapier.ts';
+import { rapier, rapierSimd } from './rapier.ts';
 import { reference } from './reference.ts';
 import { three } from './three.ts';
+import { threeMeshBvhGpu, threeMeshBvhGpuInstanced } from './threeMeshBvhGpu.ts';
 import type { Implementation } from './types.ts';
 
 export type { Implementation } from './types.ts';
@@ -22,7 +23,10 @@ export const IMPLEMENTATIONS: readonly Implementation[] = [
   gpuGrid,
   reference,
   rapier,
+  rapierSimd,
   three,
+  threeMeshBvhGpu,
+  threeMeshBvhGpuInstanced,
 ];
 
 /** The registered implementations whose names are in `names` (all when undefined). */

@@ -7,10 +7,10 @@
  * the boxes moving during the sweep (`lidar-moving-boxes`), and five sensors in one submission
  * against five sweeps one after the other (`lidar-many`). With motion, the tree method's row
  * (`gpu-bvh`) runs next to the raster method's. The GPU rows sweep on the GPU (rays
- * made there from host tables); Rapier casts the same rays (made by the reference's lidarRays)
- * and, for moving boxes, moves its kinematic bodies and steps before each column; the
- * reference runs on a slice of the columns. Every GPU sweep is judged against the reference on
- * every 16th column (compareLidarSweep).
+ * made there from host tables); Rapier (`rapier`, and its SIMD build `rapier-simd`) casts the same
+ * rays (made by the reference's lidarRays) and, for moving boxes, moves its kinematic bodies and
+ * steps before each column; the reference runs on a slice of the columns. Every GPU sweep is
+ * judged against the reference on every 16th column (compareLidarSweep).
  */
 import { linearElevations, type BoxArray, type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose, type LidarSensor } from '../../../src/index.ts';
 import { compareLidarSweep, mulberry32 } from '../../../src/judge/index.ts';
@@ -21,8 +21,8 @@ import type { BenchConfig, SuiteResult } from '../config.ts';
 import { sharedGpu } from '../gpu.ts';
 import { makeRow, timeBudget, timeInterleaved, type Stats } from '../measure.ts';
 import { LIDAR, lidarScene } from '../scenes.ts';
-import { rapier } from '../impls/rapier.ts';
-import type { BenchHits } from '../impls/types.ts';
+import { rapier, rapierSimd } from '../impls/rapier.ts';
+import type { BenchHits, RayScene, TimedRayScene } from '../impls/types.ts';
 
 const deg = Math.PI / 180;
 
@@ -109,11 +109,11 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       const rays = lidarRays(desc, POSE, motion.poseEnd);
       const times = Float64Array.from({ length: azimuths }, (_, a) => columnTime(desc, a));
       // Rapier: the same rays; with moving boxes, its bodies moved and the world stepped per column.
-      const peer = want('rapier')
-        ? (motion.boxMotion ? await rapier.timedRays!(boxes, motion.boxMotion) : await rapier.buildRays!(boxes))
-        : undefined;
+      const peers: { name: string; scene: TimedRayScene | RayScene; hits?: BenchHits }[] = [];
+      for (const impl of [rapier, rapierSimd].filter((i) => want(i.name))) {
+        peers.push({ name: impl.name, scene: motion.boxMotion ? await impl.timedRays!(boxes, motion.boxMotion) : await impl.buildRays!(boxes) });
+      }
       let sweep = await g.lidarSweep(lidar, set, POSE, motion);
-      let peerHits: BenchHits | undefined;
       const fns: (() => Promise<unknown>)[] = [async () => {
         sweep = await g.lidarSweep(lidar, set, POSE, motion);
       }];
@@ -125,9 +125,10 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
           walked = await g.lidarSweep(walker, set, POSE, motion);
         });
       }
-      if (peer) {
+      for (const p of peers) {
+        const peer = p.scene;
         fns.push(async () => {
-          peerHits = 'sweep' in peer ? await peer.sweep(rays, elevations, azimuths, times) : await peer.closestHit(rays);
+          p.hits = 'sweep' in peer ? await peer.sweep(rays, elevations, azimuths, times) : await peer.closestHit(rays);
         });
       }
       const timed: Stats[] = await timeInterleaved(fns, cfg.budget);
@@ -159,16 +160,16 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
           agrees: true, timing: 'cpu', note: `${note}; the first ${sliceColumns} of ${azimuths} columns (brute force, float64, one CPU thread)`,
         }));
       }
-      if (peer && peerHits) {
+      for (const [k, p] of peers.entries()) {
         // Rapier against the GPU's sweep (which the reference judged) on the checked columns.
         const picked = checkColumns.flatMap((a) => Array.from({ length: elevations }, (_, c) => c * azimuths + a));
-        const agreement = rapierAgrees(peerHits, sweep.box, picked);
+        const agreement = rapierAgrees(p.hits!, sweep.box, picked);
         out.rows.push(makeRow({
-          workload, implementation: 'rapier', n, queries: rayCount, stats: timed[walker ? 2 : 1]!, work: rayCount, unit: 'rays/s',
+          workload, implementation: p.name, n, queries: rayCount, stats: timed[(walker ? 2 : 1) + k]!, work: rayCount, unit: 'rays/s',
           agrees: agreement.agree >= agreement.total * 0.999, timing: 'cpu',
           note: `${note}; castRay on the reference's rays${motion.boxMotion ? ', bodies moved and the world stepped before each column' : ''}; same box as the judged GPU sweep on ${agreement.agree} of ${agreement.total} rays of the checked columns`,
         }));
-        peer.destroy();
+        p.scene.destroy();
       }
     }
     // Five sensors over one set: one submission and one readback, against five sweeps in turn.

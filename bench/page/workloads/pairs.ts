@@ -50,7 +50,8 @@ export async function boxPairs(pairs: number, cfg: BenchConfig): Promise<SuiteRe
 function pairNote(name: string): string {
   switch (name) {
     case 'gpu-brute': return 'obbPairs: pair list upload, 15-axis SAT, readback of overlap, gap and axis';
-    case 'rapier': return 'Cuboid.intersectsShape per pair (each call marshals both shapes into WASM)';
+    case 'rapier':
+    case 'rapier-simd': return 'Cuboid.intersectsShape per pair (each call marshals both shapes into WASM)';
     case 'three': return 'OBB.intersectsOBB (three/addons/math/OBB.js)';
     default: return '';
   }
@@ -106,7 +107,8 @@ function movingNote(name: string): string {
   switch (name) {
     case 'gpu-brute': return 'BoxSet.set (upload) + allPairs (every pair tested, list read back and sorted)';
     case 'reference': return 'allPairs, float64, every pair tested';
-    case 'rapier': return 'setTranslation/setRotation per kinematic body, world.step(), intersectionPairsWith per sensor collider';
+    case 'rapier':
+    case 'rapier-simd': return 'setTranslation/setRotation per kinematic body, world.step(), intersectionPairsWith per sensor collider';
     case 'three': return 'OBB update per box + intersectsOBB on every pair';
     default: return '';
   }

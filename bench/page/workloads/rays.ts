@@ -58,8 +58,11 @@ function buildNote(impl: Implementation): string {
   switch (impl.name) {
     case 'gpu-brute': return 'validate, pack, upload, wait for the queue';
     case 'gpu-bvh': return 'validate, pack, upload, BVH build on the GPU (bounds, Morton codes, radix sort, hierarchy, refit)';
-    case 'rapier': return 'World + one cuboid collider per box + world.step() (castRay sees nothing before it)';
+    case 'rapier':
+    case 'rapier-simd': return 'World + one cuboid collider per box + world.step() (castRay sees nothing before it)';
     case 'three': return 'world matrix and its inverse per box';
+    case 'three-mesh-bvh-gpu': return 'a Mesh per box (own BoxGeometry, rigid matrix), BVHComputeData.update() (a MeshBVH per box, SAH TLAS, packing), first dispatch (upload)';
+    case 'three-mesh-bvh-gpu-instanced': return 'one InstancedMesh (unit BoxGeometry, scaled matrices), BVHComputeData.update() (one shared MeshBVH, SAH TLAS, packing), first dispatch (upload)';
     default: return '';
   }
 }

@@ -319,7 +319,7 @@ export async function three(n: number, rayCounts: readonly number[], cfg: BenchC
     const timedSelect = await timeInterleaved([
       ...selectors.map((c) => () => c.select!(camera)),
       () => {
-        exact = frustumCull(set, planes).length;
+        exact = frustumCull(set, planes, { exact: true }).length;
       },
     ], cfg.budget);
     for (const [k, c] of selectors.entries()) {
