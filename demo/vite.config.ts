@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { entryAliases } from '../tools/entryAliases.ts';
 
 // The demo page (`npm run demo`): served from demo/, importing webgpu-obb as a user would, through
 // its package entries only ('webgpu-obb', 'webgpu-obb/advanced', …; a lint rule forbids src/
@@ -11,22 +12,13 @@ import { defineConfig } from 'vite';
 const root = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('..', import.meta.url));
 
-/** Each package entry and its source (package.json `exports`). */
-const ENTRIES: Record<string, string> = {
-  'webgpu-obb': 'src/index.ts',
-  'webgpu-obb/advanced': 'src/advanced.ts',
-  'webgpu-obb/reference': 'src/reference/index.ts',
-  'webgpu-obb/judge': 'src/judge/index.ts',
-  'webgpu-obb/lidar': 'src/lidar/index.ts',
-  'webgpu-obb/three': 'src/three/index.ts',
-};
 
 export default defineConfig({
   root,
   base: './',
   cacheDir: `${repo}node_modules/.vite/demo`,
   resolve: {
-    alias: Object.entries(ENTRIES).map(([entry, file]) => ({ find: new RegExp(`^${entry}$`), replacement: `${repo}${file}` })),
+    alias: entryAliases(repo),
   },
   server: {
     host: 'localhost',

@@ -14,15 +14,21 @@ import { makeObbFrustumScratch, obbFrustumSatAt, type FrustumShape, type ObbFrus
 export { frustumPlanes, rebasePlanes, type Plane } from '../core/frustum.ts';
 export type { FrustumShape };
 
-/** Signed distance of box b from plane p beyond its projected radius (< 0: entirely outside). */
-export function boxPlaneMargin(boxes: BoxArray, b: number, p: Plane): number {
+/** Signed distance of box b's centre from plane p, and the box's projected radius on its normal. */
+function centreAndRadius(boxes: BoxArray, b: number, p: Plane): { readonly centre: number; readonly radius: number } {
   const o = b * BOX_F64.STRIDE;
   const d = boxes.data;
   const dot = (k: number): number => p[0] * d[k]! + p[1] * d[k + 1]! + p[2] * d[k + 2]!;
-  const r = d[o + BOX_F64.HALF]! * Math.abs(dot(o + BOX_F64.U)) +
+  const radius = d[o + BOX_F64.HALF]! * Math.abs(dot(o + BOX_F64.U)) +
     d[o + BOX_F64.HALF + 1]! * Math.abs(dot(o + BOX_F64.V)) +
     d[o + BOX_F64.HALF + 2]! * Math.abs(dot(o + BOX_F64.W));
-  return dot(o + BOX_F64.CENTER) + p[3] + r;
+  return { centre: dot(o + BOX_F64.CENTER) + p[3], radius };
+}
+
+/** Signed distance of box b from plane p beyond its projected radius (< 0: entirely outside). */
+export function boxPlaneMargin(boxes: BoxArray, b: number, p: Plane): number {
+  const { centre, radius } = centreAndRadius(boxes, b, p);
+  return centre + radius;
 }
 
 /**
@@ -33,12 +39,9 @@ export function boxPlaneMargin(boxes: BoxArray, b: number, p: Plane): number {
 export function boxInsidePlane(boxes: BoxArray, b: number, p: Plane): boolean {
   const o = b * BOX_F64.STRIDE;
   const d = boxes.data;
-  const dot = (k: number): number => p[0] * d[k]! + p[1] * d[k + 1]! + p[2] * d[k + 2]!;
-  const r = d[o + BOX_F64.HALF]! * Math.abs(dot(o + BOX_F64.U)) +
-    d[o + BOX_F64.HALF + 1]! * Math.abs(dot(o + BOX_F64.V)) +
-    d[o + BOX_F64.HALF + 2]! * Math.abs(dot(o + BOX_F64.W));
+  const { centre, radius } = centreAndRadius(boxes, b, p);
   const scale = Math.abs(d[o]!) + Math.abs(d[o + 1]!) + Math.abs(d[o + 2]!) + d[o + BOX_F64.HALF]! + d[o + BOX_F64.HALF + 1]! + d[o + BOX_F64.HALF + 2]!;
-  return dot(o + BOX_F64.CENTER) + p[3] - r >= FRUSTUM_INSIDE_EPS * (scale + Math.abs(p[3]));
+  return centre - radius >= FRUSTUM_INSIDE_EPS * (scale + Math.abs(p[3]));
 }
 
 /** Options of {@link frustumCull}. */

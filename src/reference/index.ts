@@ -16,5 +16,5 @@ export { closestHit, anyHit, allHits, type AllHits, type ClosestHits, type Rayca
 export { obbPairs, obbOneVsMany, obbCross, allPairs, checkPairs, type PairResults } from './pairs.ts';
 export { cornerProjectionGap } from './cornerOracle.ts';
 export { lidarRays, lidarSweepReference, lidarPointFields, compactReturns, columnBoxes, countReturns, type ReferenceSweep, type ReferenceSweepOptions } from './lidar.ts';
-export { frustumCull, boxPlaneMargin } from './frustum.ts';
+export { frustumCull, frustumShape, boxPlaneMargin, type FrustumCullOptions, type FrustumShape } from './frustum.ts';
 export { closestHitGrid, anyHitGrid, allHitsGrid, allPairsSweep, BoxGrid, paddedAabbs } from './accel.ts';

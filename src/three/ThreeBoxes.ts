@@ -8,7 +8,7 @@
  * The boxes are the objects' geometry bounding boxes, so for box-shaped geometry (BoxGeometry) a
  * pick is the mesh's own first hit; for other shapes it is the first hit on their boxes.
  */
-import { Raycaster, Vector2, Vector3, WebGLCoordinateSystem, type Camera, type Intersection, type Layers, type Object3D } from 'three';
+import { Raycaster, Vector2, Vector3, WebGLCoordinateSystem, type Camera, type Intersection, type Object3D } from 'three';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import { BOX_F64, type BoxArray, type Vec3 } from '../core/types.ts';
 import { validateBoxArray, writeBoxRecord } from '../core/canonical.ts';
@@ -104,6 +104,14 @@ function multiply4f(a: ArrayLike<number>, b: Float32Array, bo: number, out: Floa
       out[4 * c + r] = a[r]! * b0 + a[4 + r]! * b1 + a[8 + r]! * b2 + a[12 + r]! * b3;
     }
   }
+}
+
+/**
+ * What `pickAt` takes as `layers` besides a mask: a three.js `Layers` object, or anything with its
+ * `mask` (bit k for layer k).
+ */
+export interface LayersLike {
+  readonly mask: number;
 }
 
 /**
@@ -364,7 +372,7 @@ export class ThreeBoxes {
    * const onLayer1 = await boxes.pickAt(0, 0, camera, { layers: 1 << 1 }); // a mask: layer 1
    * const seen = await boxes.pickAt(0, 0, camera, { layers: camera.layers }); // what the camera shows
    */
-  pickAt(x: number, y: number, camera: Camera, options: { readonly all?: boolean; readonly layers?: number | Layers } = {}): Promise<Intersection<Object3D>[]> {
+  pickAt(x: number, y: number, camera: Camera, options: { readonly all?: boolean; readonly layers?: number | LayersLike } = {}): Promise<Intersection<Object3D>[]> {
     const op = 'pickAt';
     return this.gpu.ctx.named(op, () => {
       finiteArgument(op, 'x', x);

@@ -19,7 +19,7 @@
  */
 import { ObbGpu, type ObbGpuOptions } from '../ObbGpu.ts';
 
-export { ThreeBoxes, type NdcRect, type Selected, type ShearPolicy, type SyncReport, type ThreeBoxesOptions } from './ThreeBoxes.ts';
+export { ThreeBoxes, type LayersLike, type NdcRect, type Selected, type ShearPolicy, type SyncReport, type ThreeBoxesOptions } from './ThreeBoxes.ts';
 
 /** What obbGpuFor reads of a renderer: a WebGPURenderer's backend device, after `init()`. */
 export interface RendererLike {
