@@ -3,6 +3,7 @@
  * result file on hand-checked scenes, and the built command end to end (`node bin/webgpu-obb.js`,
  * which needs `npm run build`; `npm test` builds first).
  */
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -339,13 +340,17 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
   }
 
   const scene = { boxes: [unitBox, tiltedBox], rays: [{ origin: [-10, 0, 0], direction: [1, 0, 0], maxDistance: 100 }], pairs: [[0, 1]], allPairs: true };
+  /** What `run --backend cpu` writes for the scene file `text`: the reference's answers and the file's SHA-256. */
+  const cpuResult = (text: string): SceneResult => ({
+    ...runSceneCpu(parseScene(JSON.parse(text))), scene: `sha256:${createHash('sha256').update(text).digest('hex')}`,
+  });
 
   it('runs a scene and prints the result JSON on stdout only', () => {
     const file = write('scene.json', JSON.stringify(scene));
     const r = cli('run', file, '--backend', 'cpu');
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as SceneResult;
-    expect(result).toEqual(runSceneCpu(parseScene(scene)));
+    expect(result).toEqual(cpuResult(JSON.stringify(scene)));
     expect(result.rays?.[0]).toEqual({ hit: true, box: 0, t: 9, point: [-1, 0, 0], normal: [-1, 0, 0], inside: false });
     expect(r.stderr).toMatch(/done in/);
     const quiet = cli('run', file, '--backend', 'cpu', '--quiet');
@@ -369,7 +374,7 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     const r = cli('run', file, '--backend', 'cpu', '--out', out, '-q');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(runSceneCpu(parseScene(scene)));
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(cpuResult(JSON.stringify(scene)));
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const bad = cli('run', file, '--backend', 'cpu', '--out', join(dir, 'no-such-dir', 'r.json'));
     expect(bad.code).toBe(2);
@@ -404,7 +409,8 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
   });
 
   it('refuses unknown top-level fields with exit 2 naming them, even with -q; --lenient warns and runs', () => {
-    write('scene.json', JSON.stringify({ ...scene, lidar: {}, frustum: [], description: 'ok: a known quiet field' }));
+    const text = JSON.stringify({ ...scene, lidar: {}, frustum: [], description: 'ok: a known quiet field' });
+    write('scene.json', text);
     const r = cli('run', 'scene.json', '--backend', 'cpu', '-q');
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -412,7 +418,7 @@ describe('webgpu-obb (built command, --backend cpu)', () => {
     const lenient = cli('run', 'scene.json', '--backend', 'cpu', '-q', '--lenient');
     expect(lenient.code, lenient.stderr).toBe(0);
     expect(lenient.stderr.trim()).toBe('webgpu-obb: warning: scene.json: ignoring unknown field(s) lidar, frustum');
-    expect(JSON.parse(lenient.stdout)).toEqual(runSceneCpu(parseScene(scene)));
+    expect(JSON.parse(lenient.stdout)).toEqual({ ...runSceneCpu(parseScene(scene)), scene: cpuResult(text).scene });
   });
 
   it('reports an unreadable scene file with exit 2', () => {

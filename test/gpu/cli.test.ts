@@ -95,7 +95,7 @@ function formatProblems(result: Record<string, unknown>, rays: number, pairs: nu
       problems.push(what);
     }
   };
-  check(JSON.stringify(Object.keys(result)) === JSON.stringify(['backend', 'adapter', 'rays', 'pairs', 'allPairs']), `keys ${Object.keys(result).join(',')}`);
+  check(JSON.stringify(Object.keys(result)) === JSON.stringify(['backend', 'adapter', 'scene', 'rays', 'pairs', 'allPairs']), `keys ${Object.keys(result).join(',')}`);
   check(result['backend'] === 'gpu', 'backend');
   check(typeof result['adapter'] === 'string' && result['adapter'] !== '', 'adapter');
   const rayList = result['rays'] as RayResult[];

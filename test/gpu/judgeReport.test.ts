@@ -94,7 +94,9 @@ function drawn(p: Page, k: number): Promise<number> {
 describe('the HTML report in Chromium', () => {
   it('one drawn view per listed case, no console error, no request', async () => {
     const expected = groups.reduce((s, g) => s + viewsOf(g).length, 0);
-    expect(judged).toBe(3 + 2);
+    // Every planted mismatch (3 t off by 2%, 2 flipped overlaps) has a view; the ambiguous cases
+    // get views too, one of each reason in turn.
+    expect(groups.slice(0, 2).flatMap((g) => viewsOf(g)).filter((v) => v.verdict === 'mismatch')).toHaveLength(3 + 2);
     expect(expected).toBe(judged + 2);
     expect(await page.$$eval('canvas[data-view]', (c) => c.length)).toBe(expected);
     for (let k = 0; k < expected; k++) {

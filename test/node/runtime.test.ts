@@ -224,7 +224,8 @@ describe('the built package in a child process', () => {
       import { readFileSync } from 'node:fs';
       // Whether dawn.node is mapped into this process (Linux only; elsewhere the expected answer).
       const dawn = (elsewhere) => process.platform === 'linux' ? readFileSync('/proc/self/maps', 'utf8').includes('dawn.node') : elsewhere;
-      const { mulberry32, randomBoxes, randomRays, ...main } = await import(${JSON.stringify(join(root, 'dist', 'index.js'))});
+      const main = await import(${JSON.stringify(join(root, 'dist', 'index.js'))});
+      const { mulberry32, randomBoxes, randomRays } = await import(${JSON.stringify(join(root, 'dist', 'judge.js'))});
       const before = dawn(false) || 'createNodeGpu' in main;
       const { createNodeGpu } = await import(${JSON.stringify(join(root, 'dist', 'node.js'))});
       const gpu = await createNodeGpu({ driver: ${JSON.stringify(TEST_DRIVER)} });
