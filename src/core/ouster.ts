@@ -38,18 +38,42 @@
  * M = lidar_to_sensor_transform (4×4, row-major, mm): ousterLidarToSensorPose returns M as a pose,
  * to chain with mountPose. Ranges are not in the metadata and differ per model and revision, so
  * `maxRange` is required (take it from your unit's datasheet).
+ *
+ * Files without a beam-origin offset (FW 1.x metadata: neither `beam_to_lidar_transform` nor
+ * `lidar_origin_to_beam_origin_mm`) get the value ouster-sdk gives them, its product-line default
+ * by `prod_line` prefix (OUSTER_PRODUCT_LINE_BEAM_ORIGIN_MM below, with the SDK's source), so the
+ * points still equal the SDK's; `options.beamOriginMm` supplies the unit's own value instead, and
+ * `options.onNote` hears which one was used. The default is the product line's, not the unit's:
+ * ouster-sdk's tests/metadata hold the same OS1-64 unit (991913000010) as a FW 1.12 file without
+ * the field (default for "OS-1-64": 15.806 mm) and as a FW 2.0 file with 12.163 mm.
  */
 import type { LidarDescription, LidarPose } from './lidar.ts';
 import { checkLidar } from './lidar.ts';
 import type { Quat, Vec3 } from './types.ts';
 import { ValidationError } from '../errors.ts';
 
-/** Range window of the sensor (Ouster's metadata has none), world units = metres. */
+/**
+ * Options of lidarFromOusterMetadata: the sensor's range window (Ouster's metadata has none),
+ * world units = metres, and what to do where the file lacks the beam-origin offset.
+ */
 export interface OusterOptions {
   /** Required: returns beyond this are no return (the metadata does not say; see the datasheet). */
   readonly maxRange?: number;
   /** Returns nearer than this are dropped (default 0). */
   readonly minRange?: number;
+  /**
+   * The beam-origin offset n in mm, for a file that has neither `beam_to_lidar_transform` nor
+   * `lidar_origin_to_beam_origin_mm` (FW 1.x files). Default: ouster-sdk's product-line default
+   * (27.67 mm for `OS-0-…`, 15.806 for `OS-1-…`, 13.762 for `OS-2-…`, else 12.163). A file that
+   * has the offset keeps it: a different `beamOriginMm` is refused.
+   */
+  readonly beamOriginMm?: number;
+  /**
+   * Called once per value the importer supplied because the file lacks it (today: the
+   * beam-origin offset, from `beamOriginMm` or the product-line default), with a sentence saying
+   * which value, where it came from, and what to pass instead.
+   */
+  readonly onNote?: (note: string) => void;
 }
 
 type Json = Readonly<Record<string, unknown>>;
@@ -152,9 +176,37 @@ function parseMode(mode: unknown, field: string): { columns: number; rate: numbe
   return { columns, rate };
 }
 
-/** The beam-origin offset n in mm: beam_to_lidar_transform's x translation (as the SDK reads it), else lidar_origin_to_beam_origin_mm. */
-function beamOffsetMm(l: Layout): number {
+/**
+ * ouster-sdk's beam-origin offset (mm) for a product line, used when the metadata gives none:
+ * `default_lidar_origin_to_beam_origin` in ouster-lidar/ouster-sdk ouster_core/src/sensor_info.cpp
+ * (commit 46b7bceee7995914e2f3f3facf4d78418335b2d7), which `parse_and_validate_intrinsics` in
+ * ouster_core/src/metadata.cpp calls when `$.beam_intrinsics.lidar_origin_to_beam_origin_mm` is
+ * absent (legacy files are first moved into that layout, `prod_line` into `sensor_info`).
+ */
+const OUSTER_PRODUCT_LINE_BEAM_ORIGIN_MM: readonly (readonly [prefix: string, mm: number])[] = [
+  ['OS-0-', 27.67],
+  ['OS-1-', 15.806],
+  ['OS-2-', 13.762],
+];
+/** The same function's value for any other product line, or none: "default for gen 1". */
+const OUSTER_GEN1_BEAM_ORIGIN_MM = 12.163;
+
+/** `prod_line` where ouster-sdk reads it (nested: sensor_info.prod_line; legacy: top level), if a string. */
+function productLine(meta: Json, l: Layout): string | undefined {
+  const info = l.beamPrefix === '' ? meta : meta.sensor_info;
+  const line = isObject(info) ? info.prod_line : undefined;
+  return typeof line === 'string' ? line : undefined;
+}
+
+/**
+ * The beam-origin offset n in mm: beam_to_lidar_transform's x translation (as the SDK reads it),
+ * else lidar_origin_to_beam_origin_mm, else the `beamOriginMm` option, else ouster-sdk's
+ * product-line default; the last two are reported through `note`.
+ */
+function beamOffsetMm(meta: Json, l: Layout, option: number | undefined, note: (text: string) => void): number {
   const btlField = `${l.beamPrefix}beam_to_lidar_transform`;
+  const field = `${l.beamPrefix}lidar_origin_to_beam_origin_mm`;
+  let fromFile: [number, string] | undefined;
   if (l.beams.beam_to_lidar_transform !== undefined) {
     const m = numbers(l.beams.beam_to_lidar_transform, btlField, 16);
     if (m[11] !== 0) {
@@ -163,17 +215,33 @@ function beamOffsetMm(l: Layout): number {
     if (!(m[3]! >= 0)) {
       fail(btlField, `must have a non-negative x translation (the beam-origin offset; got ${m[3]} mm)`);
     }
-    return m[3]!;
+    fromFile = [m[3]!, btlField];
+  } else if (l.beams.lidar_origin_to_beam_origin_mm !== undefined) {
+    const n = l.beams.lidar_origin_to_beam_origin_mm;
+    if (!(typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
+      fail(field, `must be a finite number >= 0 (got ${JSON.stringify(n)})`);
+    }
+    fromFile = [n, field];
   }
-  const field = `${l.beamPrefix}lidar_origin_to_beam_origin_mm`;
-  const n = l.beams.lidar_origin_to_beam_origin_mm;
-  if (n === undefined) {
-    fail(field, 'is missing (and so is beam_to_lidar_transform): the beam-origin offset is needed');
+  if (fromFile !== undefined) {
+    if (option !== undefined && option !== fromFile[0]) {
+      fail('beamOriginMm', `(${option} mm) disagrees with the metadata's ${fromFile[1]} (${fromFile[0]} mm): beamOriginMm only supplies an offset the file lacks`);
+    }
+    return fromFile[0];
   }
-  if (!(typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
-    fail(field, `must be a finite number >= 0 (got ${JSON.stringify(n)})`);
+  const missing = `the metadata has neither ${btlField} nor ${field} (as FW 1.x files)`;
+  if (option !== undefined) {
+    note(`beam-origin offset: ${missing}; used beamOriginMm = ${option} mm`);
+    return option;
   }
-  return n;
+  const line = productLine(meta, l);
+  const match = OUSTER_PRODUCT_LINE_BEAM_ORIGIN_MM.find(([prefix]) => line?.startsWith(prefix) === true);
+  const mm = match === undefined ? OUSTER_GEN1_BEAM_ORIGIN_MM : match[1];
+  const why = match === undefined
+    ? `ouster-sdk's gen-1 default (${line === undefined ? 'no prod_line' : `prod_line ${JSON.stringify(line)}`} matches none of ${OUSTER_PRODUCT_LINE_BEAM_ORIGIN_MM.map(([p]) => `"${p}"`).join(', ')})`
+    : `ouster-sdk's default for prod_line ${JSON.stringify(line)} ("${match[0]}…")`;
+  note(`beam-origin offset: ${missing}; used ${mm} mm, ${why}, as ouster-sdk does; pass beamOriginMm with your unit's value if you know it`);
+  return mm;
 }
 
 /**
@@ -181,22 +249,30 @@ function beamOffsetMm(l: Layout): number {
  * object or its text): the unit's beam altitudes and azimuth offsets (degrees → radians, azimuth
  * sign flipped), its beam-origin offset (mm → m), the columns and frame rate of `lidar_mode`
  * (and `columns_per_frame` / `column_window` where the file has them), in the lidar frame with the
- * encoder's clockwise sweep (see the module header for the derivation). Throws ValidationError
- * naming the missing or bad field; `maxRange` is required in `options`.
+ * encoder's clockwise sweep (see the module header for the derivation). Where the file has no
+ * beam-origin offset (FW 1.x), `options.beamOriginMm` or else ouster-sdk's product-line default
+ * fills it in, and `options.onNote` is told so. Throws ValidationError naming the missing or bad
+ * field; `maxRange` is required in `options`.
  *
  * @example
  * const meta = JSON.parse(await (await fetch('/os1-64.json')).text());
- * const desc = lidarFromOusterMetadata(meta, { maxRange: 120, minRange: 0.8 });
+ * const desc = lidarFromOusterMetadata(meta, { maxRange: 120, minRange: 0.8, onNote: (note) => console.warn(note) });
  * declare const vehiclePose: LidarPose, sensorOnVehicle: LidarPose; // the vehicle in the world, the sensor's mount on it
  * const pose = mountPose(vehiclePose, mountPose(sensorOnVehicle, ousterLidarToSensorPose(meta)));
  */
 export function lidarFromOusterMetadata(json: unknown, options: OusterOptions = {}): LidarDescription {
   if (typeof options !== 'object' || options === null) {
-    fail('options', 'must be { maxRange, minRange? }');
+    fail('options', 'must be { maxRange, minRange?, beamOriginMm?, onNote? }');
   }
-  const { maxRange, minRange } = options;
+  const { maxRange, minRange, beamOriginMm, onNote } = options;
   if (maxRange === undefined) {
     fail('maxRange', "is required: Ouster's metadata.json holds no range limits (take them from the unit's datasheet)");
+  }
+  if (beamOriginMm !== undefined && !(typeof beamOriginMm === 'number' && Number.isFinite(beamOriginMm) && beamOriginMm >= 0)) {
+    fail('beamOriginMm', `must be a finite number >= 0, in mm (got ${String(beamOriginMm)})`);
+  }
+  if (onNote !== undefined && typeof onNote !== 'function') {
+    fail('onNote', `must be a function (got ${typeof onNote})`);
   }
   const meta = root(json);
   const l = layout(meta);
@@ -230,7 +306,8 @@ export function lidarFromOusterMetadata(json: unknown, options: OusterOptions = 
       A = e >= s ? e - s + 1 : e + W - s + 1;
     }
   }
-  const n = beamOffsetMm(l);
+  const notes: string[] = [];
+  const n = beamOffsetMm(meta, l, beamOriginMm, (text) => notes.push(text));
   const deg = Math.PI / 180;
   const azimuthStart = 2 * Math.PI * (1 - start / W);
   const desc: LidarDescription = {
@@ -245,6 +322,10 @@ export function lidarFromOusterMetadata(json: unknown, options: OusterOptions = 
     sweepTime: A / (W * rate),
   };
   checkLidar(desc);
+  // Notes go out only once the description is valid, so a refused file reports its error alone.
+  for (const text of notes) {
+    onNote?.(text);
+  }
   return desc;
 }
 
