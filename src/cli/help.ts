@@ -30,14 +30,16 @@ Options:
   -q, --quiet         no progress lines on stderr
 
 Examples:
-  $ webgpu-obb cases suites --suite exact/rays-face-planes
+  $ webgpu-obb cases suites --suite exact/rays-face-planes --suite lidar/street
 
 ${EXIT_CODES}
 `,
   run: `Usage: webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--runtime browser|node]
                       [--adapter swiftshader|default] [--accel auto|bvh|brute] [--browser PATH]
                       [--lenient] [--quiet]
-                      [--lidar-out DIR [--lidar-format pcd|ply|kitti] [--lidar-frame sensor|world]]
+                      [--lidar-out DIR [--lidar-format pcd|ply|kitti|mcap] [--lidar-frame sensor|world]
+                       [--lidar-ring laser|elevation] [--lidar-time seconds|nanoseconds]
+                       [--lidar-layout default|autoware] [--lidar-organized] [--lidar-ground-truth]]
 
 Runs the scene's queries (closest hit per ray, SAT per listed pair, every overlapping pair,
 LiDAR sweeps) and prints the result file (docs/design.md, "Scene and result files"), or writes
@@ -52,12 +54,30 @@ Options:
   --accel auto|bvh|brute
                       how the GPU finds boxes (default: by size)
   -o, --out FILE      write the result to FILE (atomically)
-  --lidar-out DIR     also write each sweep's returns as a point cloud
+  --lidar-out DIR     also write each sweep's returns as a point cloud, DIR/lidar-K.pcd (from
+                      the sweep's own float32 or float64 values; docs/lidar.md)
+  --lidar-format pcd|ply|kitti|mcap
+                      the format (default pcd); mcap: one recording DIR/lidar.mcap of every
+                      sweep for Foxglove and ros2 bag play (optional packages: @mcap/core
+                      @foxglove/rosmsg @foxglove/rosmsg2-serialization)
+  --lidar-frame sensor|world
+                      the points' frame (default sensor; world is float64)
+  --lidar-ring laser|elevation
+                      ring = the laser's index (default) or its elevation's rank (ROS Velodyne)
+  --lidar-time seconds|nanoseconds
+                      float32 seconds "time" (default) or uint32 nanoseconds "t" (Ouster)
+  --lidar-layout default|autoware
+                      the record layout; autoware: PointXYZIRCAEDT
+  --lidar-organized   every ray, channels x columns, NaN where no return
+  --lidar-ground-truth
+                      also the boxes each sweep saw, sensor frame at its start: DIR/lidar-K.txt
+                      (OpenPCDet) and .json; mcap: SceneUpdate cubes
   --lenient           warn about unknown scene fields instead of refusing the file
   -q, --quiet         no progress lines on stderr
 
 Examples:
   $ webgpu-obb run suites/exact--rays-face-planes.scene.json --backend cpu --out suites/exact--rays-face-planes.result.json
+  $ webgpu-obb run suites/lidar--street.scene.json --backend cpu --out suites/lidar--street.result.json --lidar-out lidar --lidar-ring elevation --lidar-time nanoseconds --lidar-organized --lidar-ground-truth
 
 ${EXIT_CODES}
 `,

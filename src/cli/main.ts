@@ -20,20 +20,25 @@
  * process.exitCode = await main(['run', 'scene.json', '--backend', 'cpu']);
  */
 import { readFileSync } from 'node:fs';
-import { access, constants as fsConstants, mkdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { access, constants as fsConstants, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ObbGpu } from '../ObbGpu.ts';
-import { describeScene, type Scene } from '../files/scene.ts';
+import { count, describeScene, type Scene, type SceneLidar } from '../files/scene.ts';
 import { CliError, EXIT, ioReason, oneLine, readScene, sceneDigest, withinReferenceCapacity, writeFileAtomic, type CliIo } from './common.ts';
 
 export { EXIT, type CliIo } from './common.ts';
-import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
+import { sceneResultFromCpu, sceneResultFromGpu, type CpuSceneRaw, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
 import { runReference, runSceneGpuRaw } from './run.ts';
-import { checkReferenceCapacity, sceneMotion } from '../judge/judge.ts';
+import { checkReferenceCapacity, phaseProgress, sceneMotion } from '../judge/judge.ts';
 import { lidarPointFields } from '../reference/lidar.ts';
-import { POINT_CLOUD_FORMATS, pointCloudExtension, writePointCloud, type PointCloudFormat, type PointFrame } from '../files/pointCloud.ts';
+import {
+  POINT_CLOUD_FORMATS, pointCloudExtension, writePointCloud,
+  type PointCloudOptions, type PointFrame, type PointLayout, type PointTime, type RingOrder,
+} from '../files/pointCloud.ts';
+import { lidarGroundTruth, writeGroundTruthJson, writeOpenPcdetLabels } from '../files/groundTruth.ts';
+import { McapRecorder, type McapWritable } from '../files/mcap.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
 import { KIT_COMMANDS, KIT_OPTIONS, KIT_USAGE, runKit, writeReports } from './kit.ts';
 import { COMMAND_HELP } from './help.ts';
@@ -42,7 +47,9 @@ const USAGE = `Usage:
   webgpu-obb run SCENE.json [--backend gpu|cpu] [--out RESULT.json] [--browser PATH]
                  [--runtime browser|node] [--adapter swiftshader|default]
                  [--accel auto|bvh|brute] [--lenient] [--quiet]
-                 [--lidar-out DIR [--lidar-format pcd|ply|kitti] [--lidar-frame sensor|world]]
+                 [--lidar-out DIR [--lidar-format pcd|ply|kitti|mcap] [--lidar-frame sensor|world]
+                  [--lidar-ring laser|elevation] [--lidar-time seconds|nanoseconds]
+                  [--lidar-layout default|autoware] [--lidar-organized] [--lidar-ground-truth]]
   webgpu-obb verify SCENE.json [--browser PATH] [--runtime browser|node] [--adapter swiftshader|default]
                  [--accel auto|bvh|brute] [--junit FILE.xml] [--html FILE.html] [--lenient] [--quiet]
 ${KIT_USAGE}
@@ -77,12 +84,30 @@ ${KIT_OPTIONS}
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --lidar-out DIR     run: also write each LiDAR sweep's returns as a point cloud,
                       DIR/lidar-K.pcd|.ply|.bin (x y z, intensity = incidence cosine, ring,
-                      column, time, label = box; KITTI: x y z and the cosine as reflectance)
-  --lidar-format pcd|ply|kitti
-                      the point-cloud format (default pcd: binary PCD v0.7)
+                      column, time, label = box; KITTI: x y z and the cosine as reflectance),
+                      from the sweep's own float32 (GPU) or float64 (CPU) ranges
+  --lidar-format pcd|ply|kitti|mcap
+                      the point-cloud format (default pcd: binary PCD v0.7); mcap: one
+                      recording DIR/lidar.mcap for Foxglove and ros2 bag play (sweep K on
+                      /lidar_K/points, poses on /tf, all stamped 0; needs the optional
+                      packages @mcap/core @foxglove/rosmsg @foxglove/rosmsg2-serialization)
   --lidar-frame sensor|world
                       the points' frame (default sensor, at each point's own time; world is
                       float64, not for KITTI)
+  --lidar-ring laser|elevation
+                      ring = the laser's index (default) or its elevation's rank, lowest
+                      first (the ROS Velodyne driver's ring numbers)
+  --lidar-time seconds|nanoseconds
+                      per-point time: float32 seconds "time" (default, Velodyne) or uint32
+                      nanoseconds "t" (Ouster), from the sweep start
+  --lidar-layout default|autoware
+                      the record layout; autoware: PointXYZIRCAEDT (sensor frame, ns)
+  --lidar-organized   every ray, channels x columns (PCD HEIGHT = channels), NaN where no
+                      return
+  --lidar-ground-truth
+                      also the boxes the sweep saw, in the sensor frame at the sweep start:
+                      DIR/lidar-K.txt (OpenPCDet: x y z dx dy dz heading class) and
+                      DIR/lidar-K.json; mcap: SceneUpdate cubes on /lidar_K/ground_truth
   --browser PATH      Chromium/Chrome for the GPU backend (default: $CHROME_PATH,
                       $PUPPETEER_EXECUTABLE_PATH, Puppeteer's cache, /usr/bin/chromium)
   -q, --quiet         no progress lines on stderr
@@ -99,7 +124,7 @@ Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
                            "axes": [[ux,uy,uz],[vx,vy,vz],[wx,wy,wz]] | "rotation": [x,y,z,w] } ],
               "rays": [ { "origin": [x,y,z], "direction": [x,y,z], "maxDistance": d | null } ],
               "pairs": [ [i, j] ], "allPairs": true,
-              "lidars": [ { "sensor": "VLP-16" | { "elevationsDeg": [...], "columns": N,
+              "lidars": [ { "sensor": "velodyne-vlp16" | { "elevationsDeg": [...], "columns": N,
                             "maxRange": R, "azimuthOffsetsDeg"?, "beamOriginOffset"?,
                             "azimuthStartDeg"?, "azimuthEndDeg"?, "minRange"?, "sweepTime"? },
                             "pose": { "position": [x,y,z], "rotation": [x,y,z,w] }, "poseEnd"? } ] }
@@ -256,6 +281,13 @@ function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(2)} s`;
 }
 
+/** What `--lidar-format` takes: the point-cloud formats, one file per sweep, and an MCAP recording of them all. */
+const LIDAR_FORMATS = [...POINT_CLOUD_FORMATS, 'mcap'] as const;
+type LidarFormat = (typeof LIDAR_FORMATS)[number];
+
+/** The options that shape `--lidar-out`'s files (each needs it). */
+const LIDAR_OUTPUT_OPTIONS = ['lidar-format', 'lidar-frame', 'lidar-ring', 'lidar-time', 'lidar-layout', 'lidar-organized', 'lidar-ground-truth'] as const;
+
 interface Parsed {
   command: 'run' | 'verify';
   scene: string;
@@ -266,8 +298,13 @@ interface Parsed {
   lenient: boolean;
   out: string | undefined;
   lidarOut: string | undefined;
-  lidarFormat: PointCloudFormat;
+  lidarFormat: LidarFormat;
   lidarFrame: PointFrame;
+  lidarRing: RingOrder;
+  lidarTime: PointTime | undefined;
+  lidarLayout: PointLayout;
+  lidarOrganized: boolean;
+  lidarGroundTruth: boolean;
   junit: string | undefined;
   html: string | undefined;
   browser: string | undefined;
@@ -295,6 +332,11 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
         'lidar-out': { type: 'string' },
         'lidar-format': { type: 'string' },
         'lidar-frame': { type: 'string' },
+        'lidar-ring': { type: 'string' },
+        'lidar-time': { type: 'string' },
+        'lidar-layout': { type: 'string' },
+        'lidar-organized': { type: 'boolean' },
+        'lidar-ground-truth': { type: 'boolean' },
         browser: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
@@ -368,20 +410,43 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
   const lidarOut = values['lidar-out'];
   const lidarFormat = values['lidar-format'] ?? 'pcd';
   const lidarFrame = values['lidar-frame'] ?? 'sensor';
+  const lidarRing = values['lidar-ring'] ?? 'laser';
+  const lidarTime = values['lidar-time'];
+  const lidarLayout = values['lidar-layout'] ?? 'default';
   if (command === 'verify' && lidarOut !== undefined) {
     throw new CliError(EXIT.USAGE, 'verify prints a report; --lidar-out is for run');
   }
-  if (lidarOut === undefined && (values['lidar-format'] !== undefined || values['lidar-frame'] !== undefined)) {
-    throw new CliError(EXIT.USAGE, `--${values['lidar-format'] !== undefined ? 'lidar-format' : 'lidar-frame'} needs --lidar-out DIR`);
+  const lidarOptions = LIDAR_OUTPUT_OPTIONS.filter((name) => values[name] !== undefined);
+  if (lidarOut === undefined && lidarOptions.length > 0) {
+    throw new CliError(EXIT.USAGE, `--${lidarOptions[0]!} needs --lidar-out DIR`);
   }
-  if (!(POINT_CLOUD_FORMATS as readonly unknown[]).includes(lidarFormat)) {
-    throw new CliError(EXIT.USAGE, `--lidar-format must be pcd, ply or kitti (got '${String(lidarFormat)}')`);
+  if (!(LIDAR_FORMATS as readonly unknown[]).includes(lidarFormat)) {
+    throw new CliError(EXIT.USAGE, `--lidar-format must be pcd, ply, kitti or mcap (got '${String(lidarFormat)}')`);
   }
   if (lidarFrame !== 'sensor' && lidarFrame !== 'world') {
     throw new CliError(EXIT.USAGE, `--lidar-frame must be sensor or world (got '${String(lidarFrame)}')`);
   }
+  if (lidarRing !== 'laser' && lidarRing !== 'elevation') {
+    throw new CliError(EXIT.USAGE, `--lidar-ring must be laser or elevation (got '${String(lidarRing)}')`);
+  }
+  if (lidarTime !== undefined && lidarTime !== 'seconds' && lidarTime !== 'nanoseconds') {
+    throw new CliError(EXIT.USAGE, `--lidar-time must be seconds or nanoseconds (got '${String(lidarTime)}')`);
+  }
+  if (lidarLayout !== 'default' && lidarLayout !== 'autoware') {
+    throw new CliError(EXIT.USAGE, `--lidar-layout must be default or autoware (got '${String(lidarLayout)}')`);
+  }
   if (lidarFormat === 'kitti' && lidarFrame === 'world') {
     throw new CliError(EXIT.USAGE, 'KITTI .bin files are float32 in the sensor frame; --lidar-frame world needs pcd or ply');
+  }
+  const pointOption = ['lidar-ring', 'lidar-time', 'lidar-layout', 'lidar-organized'].find((name) => values[name] !== undefined);
+  if (lidarFormat === 'kitti' && pointOption !== undefined) {
+    throw new CliError(EXIT.USAGE, `KITTI .bin files hold x y z reflectance only; --${pointOption} needs pcd, ply or mcap`);
+  }
+  if (lidarLayout === 'autoware' && lidarFrame === 'world') {
+    throw new CliError(EXIT.USAGE, '--lidar-layout autoware is PointXYZIRCAEDT, float32 x y z in the sensor frame; drop --lidar-frame world');
+  }
+  if (lidarLayout === 'autoware' && lidarTime === 'seconds') {
+    throw new CliError(EXIT.USAGE, '--lidar-layout autoware stores time_stamp as uint32 nanoseconds; drop --lidar-time seconds');
   }
   const browser = values['browser'];
   return {
@@ -394,8 +459,13 @@ function parse(argv: readonly string[], io: CliIo): Parsed | number {
     lenient: values['lenient'] === true,
     out: typeof out === 'string' ? out : undefined,
     lidarOut: typeof lidarOut === 'string' ? lidarOut : undefined,
-    lidarFormat: lidarFormat as PointCloudFormat,
+    lidarFormat: lidarFormat as LidarFormat,
     lidarFrame: lidarFrame as PointFrame,
+    lidarRing: lidarRing as RingOrder,
+    lidarTime: lidarTime as PointTime | undefined,
+    lidarLayout: lidarLayout as PointLayout,
+    lidarOrganized: values['lidar-organized'] === true,
+    lidarGroundTruth: values['lidar-ground-truth'] === true,
     junit: typeof junit === 'string' ? junit : undefined,
     html: typeof html === 'string' ? html : undefined,
     browser: typeof browser === 'string' ? browser : undefined,
@@ -436,18 +506,33 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
     return cmp.ok ? EXIT.OK : EXIT.FAILED;
   }
 
+  if (args.lidarOut !== undefined) {
+    // Before a long run: a scene without sweeps, or a recording without its packages, fails now.
+    if (!scene.lidars) {
+      throw new CliError(EXIT.USAGE, `--lidar-out ${args.lidarOut}: the scene has no "lidars" to write`);
+    }
+    if (args.lidarFormat === 'mcap') {
+      await openRecorder({ write: () => Promise.resolve(), position: () => 0n });
+    }
+  }
   let result: SceneResult;
+  /** The sweeps' own images: the GPU's float32 ranges, the reference's float64 ones (not the result file's decimals). */
+  let sweeps: CpuSceneRaw['lidars'];
   if (args.backend === 'cpu') {
     progress('backend: cpu reference (float64)');
-    result = sceneResultFromCpu(scene, withinReferenceCapacity(args.scene, () => runReference(scene, progress)));
+    const raw = withinReferenceCapacity(args.scene, () => runReference(scene, progress));
+    result = sceneResultFromCpu(scene, raw);
+    sweeps = raw.lidars;
   } else {
-    result = sceneResultFromGpu(scene, await gpuRaw());
+    const raw = await gpuRaw();
+    result = sceneResultFromGpu(scene, raw);
+    sweeps = raw.lidars?.map((l) => ({ range: Float32Array.from(l.range), box: Int32Array.from(l.box), returnsPerBox: l.returnsPerBox }));
   }
   // Name the scene answered, so that `judge` can refuse this result against another scene.
   const { backend, adapter, ...answers } = result;
   const text = formatResult({ backend, adapter, scene: sceneDigest(sceneText), ...answers });
   if (args.lidarOut !== undefined) {
-    await writePointClouds(scene, result, args, progress);
+    await writeLidarOutputs(scene, sweeps ?? [], args, progress);
   }
   if (args.out === undefined) {
     io.out(text);
@@ -459,28 +544,126 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   return EXIT.OK;
 }
 
-/**
- * Writes each sweep of `result` as DIR/lidar-K.EXT: the per-point fields computed on the host in
- * float64 from the sweep's images (lidarPointFields), then the chosen writer. The folder is
- * made when missing; each file is written atomically.
- */
-async function writePointClouds(scene: Scene, result: SceneResult, args: Parsed, progress: (message: string) => void): Promise<void> {
-  const dir = args.lidarOut!;
-  if (!scene.lidars || !result.lidars) {
-    throw new CliError(EXIT.USAGE, `--lidar-out ${dir}: the scene has no "lidars" to write`);
+/** The CLI's class names: scene files carry no class per box, so every box is of class 0. */
+const CLI_CLASS_NAMES = ['Box'];
+
+/** A recorder on `writable`, or exit 1 saying which packages to install. */
+async function openRecorder(writable: McapWritable): Promise<McapRecorder> {
+  try {
+    return await McapRecorder.create(writable);
+  } catch (error) {
+    throw new CliError(EXIT.FAILED, `--lidar-format mcap: ${oneLine(error)}`);
   }
+}
+
+/** The point-cloud writers' options the command line chose, for sweep `l`. */
+function pointOptions(args: Parsed, l: SceneLidar): PointCloudOptions {
+  return {
+    frame: args.lidarFrame, ring: args.lidarRing, elevations: l.desc.elevations, layout: args.lidarLayout, organized: args.lidarOrganized,
+    ...(args.lidarTime === undefined ? {} : { time: args.lidarTime }),
+  };
+}
+
+/**
+ * Writes each sweep's points, and with --lidar-ground-truth its ground truth: per sweep
+ * DIR/lidar-K.EXT (and DIR/lidar-K.txt, DIR/lidar-K.json), or one recording DIR/lidar.mcap. The
+ * per-point fields are computed on the host in float64 (lidarPointFields, what the API's
+ * `fields: true` gives) from the sweep's own ranges, so a file holds the API's values. The folder
+ * is made when missing; each file is written atomically. Progress: a line per file, and counts
+ * with an ETA while it lasts (phaseProgress).
+ */
+async function writeLidarOutputs(scene: Scene, sweeps: NonNullable<CpuSceneRaw['lidars']>, args: Parsed, progress: (message: string, periodic?: boolean) => void): Promise<void> {
+  const dir = args.lidarOut!;
+  const lidars = scene.lidars ?? [];
   try {
     await mkdir(dir, { recursive: true });
   } catch (error) {
     throw new CliError(EXIT.FAILED, `--lidar-out ${dir}: cannot make the folder (${ioReason(error)})`);
   }
-  for (const [k, l] of scene.lidars.entries()) {
-    const sweep = result.lidars[k]!;
+  const tick = phaseProgress(progress, args.lidarFormat === 'mcap' ? 'LiDAR recording' : 'LiDAR files', 'sweeps', 'points');
+  tick?.(0, lidars.length, 0);
+  let points = 0;
+  /** The sweep's cloud and ground truth, from its own arrays. */
+  const prepare = (k: number) => {
+    const l = lidars[k]!;
+    const sweep = sweeps[k]!;
     const cloud = lidarPointFields(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), sweep.range, sweep.box);
-    const file = join(dir, `lidar-${k}${pointCloudExtension(args.lidarFormat)}`);
-    const bytes = writePointCloud(args.lidarFormat, cloud, { frame: args.lidarFrame });
+    const truth = args.lidarGroundTruth ? lidarGroundTruth(scene.boxes, l.pose, sweep.returnsPerBox) : undefined;
+    const returns = cloud.box.reduce((n, b) => n + (b >= 0 ? 1 : 0), 0);
+    return { l, cloud, truth, returns };
+  };
+  if (args.lidarFormat === 'mcap') {
+    const file = join(dir, 'lidar.mcap');
+    const what = `--lidar-out ${file}: cannot write the recording`;
+    const recorder = await writeStreamAtomic(file, what, async (writable) => {
+      const r = await openRecorder(writable);
+      for (let k = 0; k < lidars.length; k++) {
+        const { l, cloud, truth, returns } = prepare(k);
+        // A scene's sweeps are simultaneous: each sensor on its own topics, all stamped 0.
+        await r.add({ cloud, pose: l.pose, stamp: 0, sensor: `lidar_${k}`, points: pointOptions(args, l), classNames: CLI_CLASS_NAMES, ...(truth ? { groundTruth: truth } : {}) });
+        points += returns;
+        tick?.(k + 1, lidars.length, points);
+      }
+      await r.close();
+      return r;
+    });
+    progress(`wrote ${file} (${count(recorder.sweeps, 'sweep', 'sweeps')}, ${count(points, 'point', 'points')}, ${count(recorder.messages, 'message', 'messages')}, ${args.lidarFrame} frame)`);
+    return;
+  }
+  const format = args.lidarFormat;
+  for (let k = 0; k < lidars.length; k++) {
+    const { l, cloud, truth, returns } = prepare(k);
+    const file = join(dir, `lidar-${k}${pointCloudExtension(format)}`);
+    let bytes: Uint8Array;
+    try {
+      bytes = format === 'kitti' ? writePointCloud(format, cloud) : writePointCloud(format, cloud, pointOptions(args, l));
+    } catch (error) {
+      // An option the sweep cannot take (uint32 nanoseconds past 4.29 s), named in one line.
+      throw new CliError(EXIT.FAILED, `--lidar-out ${file}: ${oneLine(error)}`);
+    }
     await writeFileAtomic(file, bytes, `--lidar-out ${file}: cannot write the point cloud`);
-    progress(`wrote ${file} (${sweep.box.filter((b) => b >= 0).length} points, ${args.lidarFormat}, ${args.lidarFrame} frame)`);
+    progress(`wrote ${file} (${returns} points, ${format}, ${args.lidarFrame} frame)`);
+    if (truth) {
+      const labels = join(dir, `lidar-${k}.txt`);
+      await writeFileAtomic(labels, writeOpenPcdetLabels(truth, CLI_CLASS_NAMES), `--lidar-out ${labels}: cannot write the labels`);
+      const json = join(dir, `lidar-${k}.json`);
+      await writeFileAtomic(json, writeGroundTruthJson(truth, { classNames: CLI_CLASS_NAMES, frameId: `lidar_${k}` }), `--lidar-out ${json}: cannot write the ground truth`);
+      progress(`wrote ${labels} and ${json} (${count(truth.length, 'box', 'boxes')} seen)`);
+    }
+    points += returns;
+    tick?.(k + 1, lidars.length, points);
+  }
+}
+
+/**
+ * Streams a file through `fill` into a temporary file beside it, then renames it into place
+ * (atomic within one file system); removes the temporary file when anything fails.
+ */
+async function writeStreamAtomic<T>(path: string, what: string, fill: (writable: McapWritable) => Promise<T>): Promise<T> {
+  const target = resolve(path);
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(tmp, 'wx');
+    const file = handle;
+    let at = 0n;
+    const value = await fill({
+      write: async (bytes: Uint8Array) => {
+        for (let done = 0; done < bytes.length;) {
+          done += (await file.write(bytes, done, bytes.length - done)).bytesWritten;
+        }
+        at += BigInt(bytes.length);
+      },
+      position: () => at,
+    });
+    await handle.close();
+    handle = undefined;
+    await rename(tmp, target);
+    return value;
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    await unlink(tmp).catch(() => {});
+    throw error instanceof CliError ? error : new CliError(EXIT.FAILED, `${what} (${ioReason(error)})`);
   }
 }
 

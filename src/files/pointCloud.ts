@@ -6,8 +6,8 @@
  *
  * Which points: only rays with a return (`range[r] >= 0`; NaN counts as no return), in ray order
  * r = channel c · columns + column a (channel-major: all of channel 0's columns, then channel 1's, …).
- * The clouds are unorganised (PCD HEIGHT 1); `ring` and `column` give each point's place in the
- * channel × column grid.
+ * The clouds are unorganised (PCD HEIGHT 1) unless `organized: true` (below); `ring` and `column`
+ * give each point's place in the channel × column grid.
  *
  * Fields of each point, PCD and PLY alike, in this order (little-endian; headers are ASCII):
  * - `x y z`: the return's position. Sensor frame (the default): float32 (PCD `SIZE 4 TYPE F`,
@@ -19,7 +19,8 @@
  *   none). The cosine of the angle between the ray and the hit face's normal, in [0, 1], stands in
  *   for it (1 = head-on, towards 0 at grazing incidence).
  * - `ring`, uint16 (PCD `2 U`, PLY `ushort`): the channel c, 0 … channels − 1 (uint16 as in the
- *   Velodyne and Ouster ROS drivers; a cloud with more than 65,536 channels is rejected).
+ *   Velodyne and Ouster ROS drivers; a cloud with more than 65,536 channels is rejected). With
+ *   `ring: 'elevation'`, the rank of the channel's elevation instead ({@link elevationRings}).
  * - `column`, uint32 (PCD `4 U`, PLY `uint`): the column (azimuth step) a, 0 … columns − 1. uint32
  *   rather than uint16 because the library puts no upper limit on a sensor's column count
  *   (`azimuthSteps`), so uint16 could overflow.
@@ -28,13 +29,29 @@
  *   sweep start because that is exactly the Velodyne ROS driver's per-point field (PointXYZIRT:
  *   x y z intensity ring time), the layout deskewing tools such as LIO-SAM read. Ouster's driver
  *   calls its field `t` but stores uint32 nanoseconds, so a float-seconds `t` would be misread by
- *   tools that follow Ouster's convention. float32 resolves a 0.1 s sweep to about 7 ns.
+ *   tools that follow Ouster's convention. float32 resolves a 0.1 s sweep to about 7 ns. With
+ *   `time: 'nanoseconds'` the field is Ouster's instead: `t`, uint32 (PCD `4 U`, PLY `uint`),
+ *   round(time · 10⁹) nanoseconds from the sweep start.
  * - `label`, int32 (PCD `4 I`, PLY `int`): the box hit, i.e. the ground-truth instance id (the
  *   box's index in the set).
+ * - `class`, uint16 (PCD `2 U`, PLY `ushort`), only with `classIds`: the semantic class of the box
+ *   hit, `classIds[label]`; 65535 where there is no return (organised clouds).
  *
- * PCD v0.7 (`DATA binary`): `FIELDS x y z intensity ring column time label`, a 30-byte packed
- * record in the sensor frame, 42 bytes in the world frame; `WIDTH` = `POINTS` = the number of
- * returns, `HEIGHT 1`, `VIEWPOINT 0 0 0 1 0 0 0`, and a second `#` comment line naming the frame
+ * The other conventions, as options ({@link PointCloudOptions}; docs/lidar.md, "Conventions"):
+ * - `ring: 'elevation'`: the ROS Velodyne driver's ring numbers (channels ranked by ascending
+ *   elevation); `elevations` (the sensor's, radians) is then required.
+ * - `layout: 'autoware'`: Autoware's `PointXYZIRCAEDT`, 32 bytes, sensor frame only: `x y z`
+ *   float32, `intensity` uint8 (round(255 · incidence cosine)), `return_type` uint8 (1 =
+ *   SINGLE_STRONGEST: the one echo of an opaque box), `channel` uint16 (the ring), `azimuth`
+ *   float32 (atan2(y, x) in [0, 2π) rad), `elevation` float32 (atan2(z, hypot(x, y)) rad),
+ *   `distance` float32 (hypot(x, y, z), m), `time_stamp` uint32 (nanoseconds from the sweep start).
+ * - `organized: true`: every ray is a point, rows = channels (PCD `HEIGHT` = channels, `WIDTH` =
+ *   columns), row k holding the channel whose ring is k and column a in place a; a ray without a
+ *   return has x y z NaN (and azimuth, elevation, distance NaN), intensity 0, label −1.
+ *
+ * PCD v0.7 (`DATA binary`): by default `FIELDS x y z intensity ring column time label`, a 30-byte
+ * packed record in the sensor frame, 42 bytes in the world frame; `WIDTH` = `POINTS` = the number
+ * of returns, `HEIGHT 1`, `VIEWPOINT 0 0 0 1 0 0 0`, and a second `#` comment line naming the frame
  * (readers skip `#` lines). The viewpoint is the identity in both frames: the
  * cloud carries no sensor pose (and the pose may change during the sweep). Readers that map
  * `x y z` into float-only point types (PCL's `pcl::PointXYZ…`) match only float32 fields, so read
@@ -93,14 +110,59 @@ export interface LidarPointCloud {
 export type PointFrame = 'sensor' | 'world';
 
 /**
- * Options of {@link writePcd}, {@link writePly} and {@link writePointCloud}.
+ * What a point's `ring` (Autoware: `channel`) holds: the laser's index in the sensor's table
+ * (`'laser'`, the channel c) or the rank of its elevation from the lowest (`'elevation'`, the ROS
+ * Velodyne driver's ring numbers).
+ *
+ * @example
+ * writePcd(cloud, { ring: 'elevation', elevations: desc.elevations });
+ */
+export type RingOrder = 'laser' | 'elevation';
+
+/**
+ * How a point's time is stored: float32 seconds in a field `time` (the Velodyne ROS driver's) or
+ * uint32 nanoseconds in a field `t` (Ouster's), both from the sweep's start.
+ *
+ * @example
+ * writePcd(cloud, { time: 'nanoseconds' }); // field t, uint32
+ */
+export type PointTime = 'seconds' | 'nanoseconds';
+
+/**
+ * The record layout: this library's (`x y z intensity ring column time label`) or Autoware's
+ * `PointXYZIRCAEDT` (`x y z intensity return_type channel azimuth elevation distance time_stamp`).
+ *
+ * @example
+ * writePcd(cloud, { layout: 'autoware' }); // 32-byte records
+ */
+export type PointLayout = 'default' | 'autoware';
+
+/**
+ * Options of {@link writePcd}, {@link writePly}, {@link writePointCloud} and
+ * {@link packPointRecords}. Every option has a default that writes the file as before it existed.
  *
  * @example
  * const options: PointCloudOptions = { frame: 'sensor' }; // the default
+ * const ros: PointCloudOptions = { ring: 'elevation', elevations: desc.elevations, time: 'nanoseconds', organized: true };
  */
 export interface PointCloudOptions {
   /** Frame of `x y z` (default `'sensor'`). KITTI files are always in the sensor frame. */
   readonly frame?: PointFrame;
+  /** What `ring` holds (default `'laser'`); `'elevation'` needs `elevations`. */
+  readonly ring?: RingOrder;
+  /** The sensor's elevation per channel, radians (its description's `elevations`), for `ring: 'elevation'`. */
+  readonly elevations?: ArrayLike<number>;
+  /** Float32 seconds in `time` (default) or uint32 nanoseconds in `t`. */
+  readonly time?: PointTime;
+  /** The record layout (default `'default'`); `'autoware'` is sensor-frame only, its time always nanoseconds. */
+  readonly layout?: PointLayout;
+  /** Write every ray, channels × columns, NaN where no return (default false: the returns only). */
+  readonly organized?: boolean;
+  /**
+   * A semantic class id per box of the set (0 … 65534; a `Uint16Array` or numbers): adds the
+   * field `class` after `label`. Not with the Autoware layout.
+   */
+  readonly classIds?: ArrayLike<number>;
 }
 
 /**
@@ -120,10 +182,61 @@ export const POINT_CLOUD_FORMATS = ['pcd', 'ply', 'kitti'] as const;
  */
 export type PointCloudFormat = (typeof POINT_CLOUD_FORMATS)[number];
 
+/**
+ * The scalar type of a point field. Their names in the formats: PCD `TYPE`/`SIZE` F 4, F 8, U 1,
+ * U 2, U 4, I 4; PLY `float double uchar ushort uint int`; ROS `sensor_msgs/PointField` datatypes
+ * FLOAT32 = 7, FLOAT64 = 8, UINT8 = 2, UINT16 = 4, UINT32 = 6, INT32 = 5.
+ *
+ * @example
+ * const type: PointFieldType = 'uint16'; // ring
+ */
+export type PointFieldType = 'float32' | 'float64' | 'uint8' | 'uint16' | 'uint32' | 'int32';
+
+/**
+ * One field of the packed point records: its name, scalar type and byte offset in a record.
+ *
+ * @example
+ * const ring: PointFieldSpec = { name: 'ring', type: 'uint16', offset: 16 };
+ */
+export interface PointFieldSpec {
+  readonly name: string;
+  readonly type: PointFieldType;
+  readonly offset: number;
+}
+
+/**
+ * A sweep's points as packed little-endian records, the body of a binary PCD or PLY file and the
+ * `data` of a ROS `sensor_msgs/PointCloud2` (row-major, `height` rows of `width` points,
+ * `pointStep` bytes each, no padding).
+ *
+ * @example
+ * const { fields, pointStep, width, height, data } = packPointRecords(cloud, { organized: true });
+ * // height = cloud.channels, width = cloud.columns, data.length = height · width · pointStep
+ */
+export interface PointRecords {
+  readonly fields: readonly PointFieldSpec[];
+  readonly pointStep: number;
+  readonly width: number;
+  readonly height: number;
+  readonly data: Uint8Array;
+  /** The ray of each record (`height · width` of them); for an organised cloud every ray, rows in ring order. */
+  readonly rays: Uint32Array;
+  /** True when no record holds a NaN position (PointCloud2's `is_dense`): always for unorganised clouds. */
+  readonly dense: boolean;
+}
+
 /** Ring is written as uint16: at most this many channels. */
 const MAX_CHANNELS = 0x10000;
 /** Column is written as uint32: at most this many columns. */
 const MAX_COLUMNS = 0x1_0000_0000;
+/** `class` of a point without a return (organised clouds); class ids go up to one below it. */
+const NO_CLASS = 0xffff;
+/** Autoware's ReturnType::SINGLE_STRONGEST (autoware/point_types/types.hpp): the one echo. */
+const SINGLE_STRONGEST = 1;
+
+const TYPE_SIZE: Readonly<Record<PointFieldType, number>> = { float32: 4, float64: 8, uint8: 1, uint16: 2, uint32: 4, int32: 4 };
+const PCD_TYPE: Readonly<Record<PointFieldType, string>> = { float32: 'F', float64: 'F', uint8: 'U', uint16: 'U', uint32: 'U', int32: 'I' };
+const PLY_TYPE: Readonly<Record<PointFieldType, string>> = { float32: 'float', float64: 'double', uint8: 'uchar', uint16: 'ushort', uint32: 'uint', int32: 'int' };
 
 /** Throws a RangeError naming the field, unless the cloud's arrays fit channels × columns. */
 function checkCloud(cloud: LidarPointCloud): number {
@@ -165,6 +278,99 @@ function frameOf(options: PointCloudOptions | undefined): PointFrame {
   return frame;
 }
 
+/**
+ * The ring of each laser when rings are ranked by ascending elevation, as the ROS Velodyne driver
+ * numbers them: ring 0 is the lowest beam. The driver (ros-drivers/velodyne,
+ * velodyne_pointcloud/src/lib/calibration.cc lines 166–189 at 29abd0e; calibration.cpp lines
+ * 204–226 on the ros2 branch at 04a7ca7) gives ring k to the laser with the k-th smallest
+ * `vert_correction`. Equal elevations get consecutive rings in laser order here; the driver's
+ * strict comparison leaves such a laser at ring 0 instead.
+ *
+ * @example
+ * elevationRings([-0.26, 0.02, -0.23, 0.05]) // Uint16Array [0, 2, 1, 3]
+ */
+export function elevationRings(elevations: ArrayLike<number>): Uint16Array {
+  const n = elevations?.length;
+  if (typeof n !== 'number' || n < 1 || n > MAX_CHANNELS) {
+    throw new RangeError(`elevations must hold 1 … ${MAX_CHANNELS} numbers (got ${n === undefined ? 'none' : n})`);
+  }
+  for (let c = 0; c < n; c++) {
+    if (typeof elevations[c] !== 'number' || !Number.isFinite(elevations[c])) {
+      throw new RangeError(`elevations[${c}] must be a finite number (got ${String(elevations[c])})`);
+    }
+  }
+  const order = Array.from({ length: n }, (_, c) => c).sort((a, b) => elevations[a]! - elevations[b]! || a - b);
+  const rings = new Uint16Array(n);
+  order.forEach((c, k) => {
+    rings[c] = k;
+  });
+  return rings;
+}
+
+/** The options, checked against the cloud and each other. */
+interface Resolved {
+  readonly frame: PointFrame;
+  readonly ringOrder: RingOrder;
+  /** Ring per channel. */
+  readonly rings: Uint16Array;
+  readonly time: PointTime;
+  readonly layout: PointLayout;
+  readonly organized: boolean;
+  readonly classIds: ArrayLike<number> | undefined;
+}
+
+function resolve(cloud: LidarPointCloud, options: PointCloudOptions | undefined): Resolved {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new RangeError('options must be an object');
+  }
+  const frame = frameOf(options);
+  const ringOrder = options?.ring ?? 'laser';
+  if (ringOrder !== 'laser' && ringOrder !== 'elevation') {
+    throw new RangeError(`ring must be 'laser' or 'elevation' (got ${String(ringOrder)})`);
+  }
+  const layout = options?.layout ?? 'default';
+  if (layout !== 'default' && layout !== 'autoware') {
+    throw new RangeError(`layout must be 'default' or 'autoware' (got ${String(layout)})`);
+  }
+  const time = options?.time ?? (layout === 'autoware' ? 'nanoseconds' : 'seconds');
+  if (time !== 'seconds' && time !== 'nanoseconds') {
+    throw new RangeError(`time must be 'seconds' or 'nanoseconds' (got ${String(time)})`);
+  }
+  const organized = options?.organized ?? false;
+  if (typeof organized !== 'boolean') {
+    throw new RangeError(`organized must be true or false (got ${String(organized)})`);
+  }
+  const classIds = options?.classIds;
+  if (layout === 'autoware') {
+    if (frame !== 'sensor') {
+      throw new RangeError("layout 'autoware' is PointXYZIRCAEDT, float32 x y z in the sensor frame: frame must be 'sensor'");
+    }
+    if (time !== 'nanoseconds') {
+      throw new RangeError("layout 'autoware' stores time_stamp as uint32 nanoseconds: time must be 'nanoseconds'");
+    }
+    if (classIds !== undefined) {
+      throw new RangeError("layout 'autoware' has no label or class field: classIds is for the default layout");
+    }
+  }
+  if (classIds !== undefined && (typeof classIds !== 'object' || classIds === null || typeof classIds.length !== 'number')) {
+    throw new RangeError('classIds must be an array of class ids, one per box (a Uint16Array or numbers)');
+  }
+  let rings: Uint16Array;
+  if (ringOrder === 'elevation') {
+    const elevations = options?.elevations;
+    if (elevations === undefined) {
+      throw new RangeError("ring 'elevation' needs elevations: the sensor's elevation per channel (its description's elevations)");
+    }
+    if (elevations.length !== cloud.channels) {
+      throw new RangeError(`elevations must have one entry per channel (${cloud.channels}; got ${elevations.length})`);
+    }
+    rings = elevationRings(elevations);
+  } else {
+    rings = Uint16Array.from({ length: cloud.channels }, (_, c) => c);
+  }
+  return { frame, ringOrder, rings, time, layout, organized, classIds };
+}
+
 /** Indices of the rays with a return, in ray order. */
 function returnsOf(cloud: LidarPointCloud, n: number): Uint32Array {
   const range = cloud.range;
@@ -183,9 +389,211 @@ function returnsOf(cloud: LidarPointCloud, n: number): Uint32Array {
   return out;
 }
 
-/** Header text (ASCII only) followed by `bodyBytes` zero bytes, in one exactly-sized buffer. */
-function allocate(header: string, bodyBytes: number): { bytes: Uint8Array; view: DataView; start: number } {
-  const bytes = new Uint8Array(header.length + bodyBytes);
+/** Every ray, rows in ring order (row k = the channel whose ring is k), columns in place. */
+function organizedRays(cloud: LidarPointCloud, rings: Uint16Array): Uint32Array {
+  const A = cloud.columns;
+  const out = new Uint32Array(cloud.channels * A);
+  for (let c = 0; c < cloud.channels; c++) {
+    const row = rings[c]! * A;
+    for (let a = 0; a < A; a++) {
+      out[row + a] = c * A + a;
+    }
+  }
+  return out;
+}
+
+/** A field's value for ray r (returned: it has a return). */
+type FieldValue = (r: number, returned: boolean) => number;
+
+/** A field copied from an array: element `stride · r + lane` of ray r; `missing` where no return (without it, the element). */
+interface Copy {
+  readonly array: ArrayLike<number>;
+  readonly stride: number;
+  readonly lane: number;
+  readonly missing?: number;
+}
+
+interface Field {
+  readonly name: string;
+  readonly type: PointFieldType;
+  readonly value: FieldValue | Copy;
+}
+
+function field(name: string, type: PointFieldType, value: FieldValue | Copy): Field {
+  return { name, type, value };
+}
+
+/** The common fields (x y z, intensity, time, label): a plain copy loop, no call per value. */
+function copyColumn(view: DataView, rays: Uint32Array, returned: Uint8Array, step: number, offset: number, type: PointFieldType, c: Copy): void {
+  const { array, stride, lane, missing } = c;
+  const n = rays.length;
+  for (let k = 0, o = offset; k < n; k++, o += step) {
+    const x = missing === undefined || returned[k] === 1 ? array[stride * rays[k]! + lane]! : missing;
+    if (type === 'float32') {
+      view.setFloat32(o, x, true);
+    } else if (type === 'float64') {
+      view.setFloat64(o, x, true);
+    } else {
+      view.setInt32(o, x, true);
+    }
+  }
+}
+
+/**
+ * Writes one field of every record (the record of `rays[k]` at byte `offset + k · step`): one
+ * loop per field and type, so the DataView call is not behind a second closure.
+ */
+function fillColumn(view: DataView, rays: Uint32Array, returned: Uint8Array, step: number, offset: number, type: PointFieldType, value: FieldValue): void {
+  const n = rays.length;
+  switch (type) {
+    case 'float32':
+      for (let k = 0, o = offset; k < n; k++, o += step) {
+        view.setFloat32(o, value(rays[k]!, returned[k] === 1), true);
+      }
+      return;
+    case 'float64':
+      for (let k = 0, o = offset; k < n; k++, o += step) {
+        view.setFloat64(o, value(rays[k]!, returned[k] === 1), true);
+      }
+      return;
+    case 'uint8':
+      for (let k = 0, o = offset; k < n; k++, o += step) {
+        view.setUint8(o, value(rays[k]!, returned[k] === 1));
+      }
+      return;
+    case 'uint16':
+      for (let k = 0, o = offset; k < n; k++, o += step) {
+        view.setUint16(o, value(rays[k]!, returned[k] === 1), true);
+      }
+      return;
+    case 'uint32':
+      for (let k = 0, o = offset; k < n; k++, o += step) {
+        view.setUint32(o, value(rays[k]!, returned[k] === 1), true);
+      }
+      return;
+    case 'int32':
+      for (let k = 0, o = offset; k < n; k++, o += step) {
+        view.setInt32(o, value(rays[k]!, returned[k] === 1), true);
+      }
+      return;
+  }
+}
+
+/** Nanoseconds from the sweep start of ray r, checked to fit uint32 (4.29 s). */
+function nanoseconds(cloud: LidarPointCloud, r: number): number {
+  const t = cloud.time[r]!;
+  const ns = Math.round(t * 1e9);
+  if (!(ns >= 0 && ns <= 0xffff_ffff)) {
+    throw new RangeError(`time[${r}] = ${t} s does not fit uint32 nanoseconds (0 … 4.294967295 s from the sweep start)`);
+  }
+  return ns;
+}
+
+/** The fields of the chosen layout, in record order. */
+function fieldsOf(cloud: LidarPointCloud, o: Resolved): Field[] {
+  const A = cloud.columns;
+  const xyz = o.frame === 'world' ? cloud.worldXyz : cloud.sensorXyz;
+  const xyzType: PointFieldType = o.frame === 'world' ? 'float64' : 'float32';
+  const coordinate = (k: number): Copy => ({ array: xyz, stride: 3, lane: k, missing: Number.NaN });
+  const ring = (r: number): number => o.rings[Math.floor(r / A)]!;
+  const fields: Field[] = [field('x', xyzType, coordinate(0)), field('y', xyzType, coordinate(1)), field('z', xyzType, coordinate(2))];
+  if (o.layout === 'autoware') {
+    const s = cloud.sensorXyz;
+    fields.push(
+      field('intensity', 'uint8', (r) => {
+        const cos = cloud.incidence[r]!;
+        return cos > 0 ? Math.round(255 * Math.min(cos, 1)) : 0;
+      }),
+      field('return_type', 'uint8', (_r, ok) => (ok ? SINGLE_STRONGEST : 0)),
+      field('channel', 'uint16', ring),
+      field('azimuth', 'float32', (r, ok) => {
+        if (!ok) {
+          return Number.NaN;
+        }
+        const a = Math.atan2(s[3 * r + 1]!, s[3 * r]!);
+        return a < 0 ? a + 2 * Math.PI : a;
+      }),
+      field('elevation', 'float32', (r, ok) => (ok ? Math.atan2(s[3 * r + 2]!, Math.hypot(s[3 * r]!, s[3 * r + 1]!)) : Number.NaN)),
+      field('distance', 'float32', (r, ok) => (ok ? Math.hypot(s[3 * r]!, s[3 * r + 1]!, s[3 * r + 2]!) : Number.NaN)),
+      field('time_stamp', 'uint32', (r) => nanoseconds(cloud, r)),
+    );
+    return fields;
+  }
+  fields.push(
+    field('intensity', 'float32', { array: cloud.incidence, stride: 1, lane: 0 }),
+    field('ring', 'uint16', ring),
+    field('column', 'uint32', (r) => r % A),
+    o.time === 'nanoseconds'
+      ? field('t', 'uint32', (r) => nanoseconds(cloud, r))
+      : field('time', 'float32', { array: cloud.time, stride: 1, lane: 0 }),
+    field('label', 'int32', { array: cloud.box, stride: 1, lane: 0, missing: -1 }),
+  );
+  const classIds = o.classIds;
+  if (classIds) {
+    fields.push(field('class', 'uint16', (r, ok) => {
+      if (!ok) {
+        return NO_CLASS;
+      }
+      const b = cloud.box[r]!;
+      const id = classIds[b];
+      if (b >= classIds.length || typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= NO_CLASS) {
+        throw new RangeError(`classIds[${b}] must be a class id in 0 … ${NO_CLASS - 1} (ray ${r} hit box ${b}; classIds has ${classIds.length} entries; got ${String(id)})`);
+      }
+      return id;
+    }));
+  }
+  return fields;
+}
+
+/**
+ * The sweep's points as packed little-endian records ({@link PointRecords}): the returns in ray
+ * order, or with `organized: true` every ray, rows in ring order. The fields and their meaning are
+ * the module's (docs/lidar.md, "Conventions"); {@link writePcd} and {@link writePly} write these
+ * records after their header, and the MCAP recorder sends them as a `sensor_msgs/PointCloud2`.
+ * Throws RangeError naming the field or option that does not fit.
+ *
+ * @example
+ * const records = packPointRecords(cloud, { layout: 'autoware' });
+ * records.fields.map((f) => f.name) // ['x', 'y', 'z', 'intensity', 'return_type', 'channel', 'azimuth', 'elevation', 'distance', 'time_stamp']
+ * records.pointStep // 32
+ */
+export function packPointRecords(cloud: LidarPointCloud, options?: PointCloudOptions): PointRecords {
+  const n = checkCloud(cloud);
+  const o = resolve(cloud, options);
+  const fields = fieldsOf(cloud, o);
+  const specs: PointFieldSpec[] = [];
+  let pointStep = 0;
+  for (const f of fields) {
+    specs.push({ name: f.name, type: f.type, offset: pointStep });
+    pointStep += TYPE_SIZE[f.type];
+  }
+  const rays = o.organized ? organizedRays(cloud, o.rings) : returnsOf(cloud, n);
+  const data = new Uint8Array(rays.length * pointStep);
+  const view = new DataView(data.buffer);
+  const returned = new Uint8Array(rays.length);
+  let dense = true;
+  for (let k = 0; k < rays.length; k++) {
+    const ok = cloud.range[rays[k]!]! >= 0;
+    returned[k] = ok ? 1 : 0;
+    dense &&= ok;
+  }
+  fields.forEach((f, i) => {
+    if (typeof f.value === 'function') {
+      fillColumn(view, rays, returned, pointStep, specs[i]!.offset, f.type, f.value);
+    } else {
+      copyColumn(view, rays, returned, pointStep, specs[i]!.offset, f.type, f.value);
+    }
+  });
+  return {
+    fields: specs, pointStep,
+    width: o.organized ? cloud.columns : rays.length, height: o.organized ? cloud.channels : 1,
+    data, rays, dense,
+  };
+}
+
+/** Header text (ASCII only) followed by the records, in one exactly-sized buffer. */
+function withHeader(header: string, body: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(header.length + body.length);
   for (let i = 0; i < header.length; i++) {
     const code = header.charCodeAt(i);
     if (code > 0x7f) {
@@ -193,84 +601,75 @@ function allocate(header: string, bodyBytes: number): { bytes: Uint8Array; view:
     }
     bytes[i] = code;
   }
-  return { bytes, view: new DataView(bytes.buffer), start: header.length };
+  bytes.set(body, header.length);
+  return bytes;
 }
 
-/** One point's fields after x y z (intensity ring column time label); returns the next offset. */
-function writeAttributes(view: DataView, o: number, cloud: LidarPointCloud, r: number): number {
-  view.setFloat32(o, cloud.incidence[r]!, true);
-  view.setUint16(o + 4, Math.floor(r / cloud.columns), true);
-  view.setUint32(o + 6, r % cloud.columns, true);
-  view.setFloat32(o + 10, cloud.time[r]!, true);
-  view.setInt32(o + 14, cloud.box[r]!, true);
-  return o + 18;
-}
-
-/** Bytes of intensity ring column time label. */
-const ATTRIBUTE_BYTES = 4 + 2 + 4 + 4 + 4;
-
-/** Writes the points' records (x y z then the attributes) from `start`. */
-function writeRecords(view: DataView, start: number, cloud: LidarPointCloud, rays: Uint32Array, frame: PointFrame): void {
-  const xyz = frame === 'world' ? cloud.worldXyz : cloud.sensorXyz;
-  let o = start;
-  for (let k = 0; k < rays.length; k++) {
-    const r = rays[k]!;
-    if (frame === 'world') {
-      view.setFloat64(o, xyz[3 * r]!, true);
-      view.setFloat64(o + 8, xyz[3 * r + 1]!, true);
-      view.setFloat64(o + 16, xyz[3 * r + 2]!, true);
-      o += 24;
-    } else {
-      view.setFloat32(o, xyz[3 * r]!, true);
-      view.setFloat32(o + 4, xyz[3 * r + 1]!, true);
-      view.setFloat32(o + 8, xyz[3 * r + 2]!, true);
-      o += 12;
-    }
-    o = writeAttributes(view, o, cloud, r);
+/** What the file's comments say beyond the default (nothing for the default options). */
+function conventionNotes(o: Resolved, records: PointRecords): string[] {
+  const notes: string[] = [];
+  if (o.layout === 'autoware') {
+    notes.push('layout = Autoware PointXYZIRCAEDT (intensity = round(255 * incidence cosine), return_type 1 = single strongest, time_stamp = ns from the sweep start)');
   }
+  if (o.ringOrder === 'elevation') {
+    notes.push(`${o.layout === 'autoware' ? 'channel' : 'ring'} = rank of the channel's elevation, lowest first (ROS Velodyne driver order)`);
+  }
+  if (o.layout === 'default' && o.time === 'nanoseconds') {
+    notes.push('t = uint32 nanoseconds from the sweep start (Ouster convention)');
+  }
+  if (o.classIds) {
+    notes.push('class = semantic class id of the box hit (65535 = no return)');
+  }
+  if (o.organized) {
+    notes.push(`organized: ${records.height} rows (rings) x ${records.width} columns; x y z NaN where no return`);
+  }
+  return notes;
 }
 
 /**
  * The sweep's returns as a PCD v0.7 file, `DATA binary`: fields `x y z intensity ring column time
  * label` (see the module's header for their types and meaning); x y z float32 in the sensor frame
- * (the default), float64 (`SIZE 8 TYPE F`) in the world frame. Throws RangeError naming the field
- * when the cloud's arrays do not fit `channels × columns`.
+ * (the default), float64 (`SIZE 8 TYPE F`) in the world frame. The options choose the ring order,
+ * the time field, Autoware's layout, an organised cloud (`HEIGHT` = channels) and a `class` field
+ * ({@link PointCloudOptions}). Throws RangeError naming the field when the cloud's arrays do not
+ * fit `channels × columns`, or the option that does not fit.
  *
  * @example
  * import { PCDLoader } from 'three/addons/loaders/PCDLoader.js';
  * const pcd = writePcd(cloud); // sensor frame
  * const world = writePcd(cloud, { frame: 'world' });
+ * const organized = writePcd(cloud, { organized: true, time: 'nanoseconds' }); // HEIGHT = channels, field t
  * new PCDLoader().parse(pcd.slice().buffer); // three.js reads x y z, intensity and label
  */
 export function writePcd(cloud: LidarPointCloud, options?: PointCloudOptions): Uint8Array {
-  const n = checkCloud(cloud);
-  const frame = frameOf(options);
-  const rays = returnsOf(cloud, n);
-  const xyzSize = frame === 'world' ? 8 : 4;
+  const records = packPointRecords(cloud, options);
+  const o = resolve(cloud, options);
+  const { fields } = records;
+  const intensity = o.layout === 'autoware' ? 'intensity = round(255 * cosine of the incidence angle)' : 'intensity = cosine of the incidence angle';
   const header =
     '# .PCD v0.7 - Point Cloud Data file format\n' +
-    `# webgpu-obb lidar sweep (${frame} frame); intensity = cosine of the incidence angle\n` +
+    `# webgpu-obb lidar sweep (${o.frame} frame); ${intensity}\n` +
+    conventionNotes(o, records).map((note) => `# ${note}\n`).join('') +
     'VERSION 0.7\n' +
-    'FIELDS x y z intensity ring column time label\n' +
-    `SIZE ${xyzSize} ${xyzSize} ${xyzSize} 4 2 4 4 4\n` +
-    'TYPE F F F F U U F I\n' +
-    'COUNT 1 1 1 1 1 1 1 1\n' +
-    `WIDTH ${rays.length}\n` +
-    'HEIGHT 1\n' +
+    `FIELDS ${fields.map((f) => f.name).join(' ')}\n` +
+    `SIZE ${fields.map((f) => TYPE_SIZE[f.type]).join(' ')}\n` +
+    `TYPE ${fields.map((f) => PCD_TYPE[f.type]).join(' ')}\n` +
+    `COUNT ${fields.map(() => 1).join(' ')}\n` +
+    `WIDTH ${records.width}\n` +
+    `HEIGHT ${records.height}\n` +
     'VIEWPOINT 0 0 0 1 0 0 0\n' +
-    `POINTS ${rays.length}\n` +
+    `POINTS ${records.width * records.height}\n` +
     'DATA binary\n';
-  const { bytes, view, start } = allocate(header, rays.length * (3 * xyzSize + ATTRIBUTE_BYTES));
-  writeRecords(view, start, cloud, rays, frame);
-  return bytes;
+  return withHeader(header, records.data);
 }
 
 /**
  * The sweep's returns as a PLY file, `format binary_little_endian 1.0`: one `vertex` element with
  * properties `float x y z` (sensor frame, the default) or `double x y z` (world frame), then
  * `float intensity`, `ushort ring`, `uint column`, `float time`, `int label` (see the module's
- * header). Throws RangeError naming the field when the cloud's arrays do not fit
- * `channels × columns`.
+ * header). The options are {@link writePcd}'s; an organised cloud is `channels × columns`
+ * vertices, rows in ring order, named in a comment. Throws RangeError naming the field when the
+ * cloud's arrays do not fit `channels × columns`, or the option that does not fit.
  *
  * @example
  * import { PLYLoader } from 'three/addons/loaders/PLYLoader.js';
@@ -280,30 +679,22 @@ export function writePcd(cloud: LidarPointCloud, options?: PointCloudOptions): U
  * loader.parse(ply.slice().buffer).getAttribute('label'); // Int32 box ids
  */
 export function writePly(cloud: LidarPointCloud, options?: PointCloudOptions): Uint8Array {
-  const n = checkCloud(cloud);
-  const frame = frameOf(options);
-  const rays = returnsOf(cloud, n);
-  const xyzType = frame === 'world' ? 'double' : 'float';
+  const records = packPointRecords(cloud, options);
+  const o = resolve(cloud, options);
+  const fieldsComment = o.layout === 'autoware'
+    ? 'comment intensity = round(255 * cosine of the incidence angle) (no simulated reflectivity)\n'
+    : 'comment intensity = cosine of the incidence angle (no simulated reflectivity)\n' +
+      `comment ring = channel, column = azimuth step, ${o.time === 'nanoseconds' ? 't = nanoseconds' : 'time = seconds'} from the sweep start, label = box index\n`;
   const header =
     'ply\n' +
     'format binary_little_endian 1.0\n' +
-    `comment webgpu-obb lidar sweep (${frame} frame)\n` +
-    'comment intensity = cosine of the incidence angle (no simulated reflectivity)\n' +
-    'comment ring = channel, column = azimuth step, time = seconds from the sweep start, label = box index\n' +
-    `element vertex ${rays.length}\n` +
-    `property ${xyzType} x\n` +
-    `property ${xyzType} y\n` +
-    `property ${xyzType} z\n` +
-    'property float intensity\n' +
-    'property ushort ring\n' +
-    'property uint column\n' +
-    'property float time\n' +
-    'property int label\n' +
+    `comment webgpu-obb lidar sweep (${o.frame} frame)\n` +
+    fieldsComment +
+    conventionNotes(o, records).map((note) => `comment ${note}\n`).join('') +
+    `element vertex ${records.width * records.height}\n` +
+    records.fields.map((f) => `property ${PLY_TYPE[f.type]} ${f.name}\n`).join('') +
     'end_header\n';
-  const xyzBytes = frame === 'world' ? 24 : 12;
-  const { bytes, view, start } = allocate(header, rays.length * (xyzBytes + ATTRIBUTE_BYTES));
-  writeRecords(view, start, cloud, rays, frame);
-  return bytes;
+  return withHeader(header, records.data);
 }
 
 /**
@@ -320,7 +711,8 @@ export function writePly(cloud: LidarPointCloud, options?: PointCloudOptions): U
 export function writeKittiBin(cloud: LidarPointCloud): Uint8Array {
   const n = checkCloud(cloud);
   const rays = returnsOf(cloud, n);
-  const { bytes, view } = allocate('', rays.length * 16);
+  const bytes = new Uint8Array(rays.length * 16);
+  const view = new DataView(bytes.buffer);
   const xyz = cloud.sensorXyz;
   for (let k = 0, o = 0; k < rays.length; k++, o += 16) {
     const r = rays[k]!;
@@ -351,10 +743,14 @@ export function pointCloudExtension(format: PointCloudFormat): '.pcd' | '.ply' |
   }
 }
 
+/** The options a KITTI .bin cannot carry (it is x y z reflectance, float32, sensor frame, returns only). */
+const PCD_PLY_ONLY = ['ring', 'elevations', 'time', 'layout', 'organized', 'classIds'] as const;
+
 /**
  * Writes the sweep's returns in `format` ({@link writePcd}, {@link writePly} or
- * {@link writeKittiBin}). KITTI files are in the sensor frame only: asking for `frame: 'world'`
- * with `'kitti'` throws a RangeError, as does an unknown format.
+ * {@link writeKittiBin}). KITTI files are x y z reflectance in the sensor frame only: asking for
+ * `frame: 'world'` (or any other option) with `'kitti'` throws a RangeError, as does an unknown
+ * format.
  *
  * @example
  * import { writeFileSync } from 'node:fs';
@@ -368,11 +764,16 @@ export function writePointCloud(format: PointCloudFormat, cloud: LidarPointCloud
       return writePcd(cloud, options);
     case 'ply':
       return writePly(cloud, options);
-    case 'kitti':
+    case 'kitti': {
       if (frameOf(options) !== 'sensor') {
         throw new RangeError("frame must be 'sensor' for KITTI .bin files (KITTI's points are in the sensor frame)");
       }
+      const other = PCD_PLY_ONLY.find((key) => options?.[key] !== undefined);
+      if (other !== undefined) {
+        throw new RangeError(`${other} is for pcd and ply: a KITTI .bin holds float32 x y z reflectance of the returns only`);
+      }
       return writeKittiBin(cloud);
+    }
     default:
       throw new RangeError(`format must be one of ${POINT_CLOUD_FORMATS.join(', ')} (got ${String(format)})`);
   }

@@ -18,7 +18,13 @@ import { formatResult } from '../../src/cli/main.ts';
 import { runCli as run } from './cliRun.ts';
 import { lidarPreset } from '../../src/core/lidarPresets.ts';
 import { boxAtTime, columnFrames } from '../../src/core/lidar.ts';
-import { lidarRays } from '../../src/reference/lidar.ts';
+import { lidarPointFields, lidarRays, lidarSweepReference } from '../../src/reference/lidar.ts';
+import { sceneMotion } from '../../src/judge/judge.ts';
+import { packPointRecords, writePcd, writePly, type PointCloudOptions } from '../../src/files/pointCloud.ts';
+import { lidarGroundTruth, writeGroundTruthJson, writeOpenPcdetLabels } from '../../src/files/groundTruth.ts';
+import { McapIndexedReader, TempBuffer } from '@mcap/core';
+import { parse as parseMsg } from '@foxglove/rosmsg';
+import { MessageReader } from '@foxglove/rosmsg2-serialization';
 
 const deg = Math.PI / 180;
 
@@ -42,6 +48,17 @@ function sceneJson(): Record<string, unknown> {
 }
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+/** Where two byte strings first differ (−1: equal, including their lengths); fast on large files, unlike toEqual. */
+function firstDifference(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) {
+      return i;
+    }
+  }
+  return a.length === b.length ? -1 : n;
+}
 
 describe('scene files: lidars and moving boxes', () => {
   it('reads sensors in degrees, presets by name, poses and the moving boxes', () => {
@@ -184,13 +201,132 @@ describe('run --lidar-out', () => {
     }
   });
 
+  /** The API's per-point fields of sweep k by the float64 reference, as `sweep.fields` gives them. */
+  const referenceClouds = () => {
+    const scene = parseScene(sceneJson());
+    return scene.lidars!.map((l) => {
+      const ref = lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l));
+      return { l, ref, cloud: lidarPointFields(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), ref.range, ref.box), boxes: scene.boxes };
+    });
+  };
+
+  it('--lidar-ring, --lidar-time, --lidar-organized, --lidar-ground-truth: each file is the API writer\'s bytes for the sweep\'s own values', async () => {
+    const out = join(dir, 'conventions');
+    const r = await run('run', join(dir, 'scene.json'), '--backend', 'cpu', '--out', join(dir, 'conventions.json'), '--lidar-out', out,
+      '--lidar-ring', 'elevation', '--lidar-time', 'nanoseconds', '--lidar-organized', '--lidar-ground-truth');
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['lidar-0.json', 'lidar-0.pcd', 'lidar-0.txt', 'lidar-1.json', 'lidar-1.pcd', 'lidar-1.txt']);
+    for (const [k, { l, ref, cloud, boxes }] of referenceClouds().entries()) {
+      const options: PointCloudOptions = { ring: 'elevation', elevations: l.desc.elevations, time: 'nanoseconds', organized: true };
+      expect(firstDifference(readFileSync(join(out, `lidar-${k}.pcd`)), writePcd(cloud, options))).toBe(-1);
+      const truth = lidarGroundTruth(boxes, l.pose, ref.returnsPerBox);
+      expect(truth.length).toBeGreaterThan(0);
+      expect(readFileSync(join(out, `lidar-${k}.txt`), 'utf8')).toBe(writeOpenPcdetLabels(truth, ['Box']));
+      expect(readFileSync(join(out, `lidar-${k}.json`), 'utf8')).toBe(writeGroundTruthJson(truth, { classNames: ['Box'], frameId: `lidar_${k}` }));
+      expect(r.err).toContain(`wrote ${join(out, `lidar-${k}.txt`)} and ${join(out, `lidar-${k}.json`)} (${truth.length} boxes seen)`);
+    }
+    const ply = join(dir, 'autoware');
+    expect((await run('run', join(dir, 'scene.json'), '--backend', 'cpu', '--out', join(dir, 'autoware.json'), '--lidar-out', ply, '--lidar-format', 'ply', '--lidar-layout', 'autoware')).code).toBe(0);
+    for (const [k, { cloud }] of referenceClouds().entries()) {
+      expect(firstDifference(readFileSync(join(ply, `lidar-${k}.ply`)), writePly(cloud, { layout: 'autoware' }))).toBe(-1);
+    }
+  });
+
+  it('--lidar-format mcap: one recording of every sweep, read back by @mcap/core, points as the API packs them', async () => {
+    const out = join(dir, 'mcap');
+    const r = await run('run', join(dir, 'scene.json'), '--backend', 'cpu', '--out', join(dir, 'mcap.json'), '--lidar-out', out, '--lidar-format', 'mcap', '--lidar-ground-truth', '--lidar-layout', 'autoware');
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(out)).toEqual(['lidar.mcap']);
+    const clouds = referenceClouds();
+    const points = clouds.reduce((n, c) => n + c.cloud.box.filter((b) => b >= 0).length, 0);
+    expect(r.err).toContain(`wrote ${join(out, 'lidar.mcap')} (2 sweeps, ${points} points, 6 messages, sensor frame)`);
+    const reader = await McapIndexedReader.Initialize({ readable: new TempBuffer(readFileSync(join(out, 'lidar.mcap'))) });
+    expect(reader.header.profile).toBe('ros2');
+    const topics = new Map([...reader.channelsById].map(([id, ch]) => [id, ch]));
+    const decoders = new Map([...reader.schemasById].map(([id, sc]) => [id, new MessageReader(parseMsg(new TextDecoder().decode(sc.data), { ros2: true }))]));
+    const seen: string[] = [];
+    for await (const m of reader.readMessages()) {
+      const ch = topics.get(m.channelId)!;
+      seen.push(ch.topic);
+      const message = decoders.get(ch.schemaId)!.readMessage<Record<string, unknown>>(m.data);
+      const k = Number(/lidar_(\d)/.exec(ch.topic)?.[1] ?? -1);
+      if (ch.topic.endsWith('/points')) {
+        const { cloud } = clouds[k]!;
+        expect(firstDifference(message['data'] as Uint8Array, packPointRecords(cloud, { layout: 'autoware' }).data)).toBe(-1);
+        expect((message['header'] as { frame_id: string }).frame_id).toBe(`lidar_${k}`);
+      }
+      if (ch.topic.endsWith('/ground_truth')) {
+        const { l, ref, boxes } = clouds[k]!;
+        expect((message['entities'] as unknown[]).length).toBe(lidarGroundTruth(boxes, l.pose, ref.returnsPerBox).length);
+      }
+    }
+    expect(seen).toEqual(['/tf', '/lidar_0/points', '/lidar_0/ground_truth', '/tf', '/lidar_1/points', '/lidar_1/ground_truth']);
+  });
+
+  it('the GPU backend (Dawn in Node) writes the API\'s float32 values, not points rebuilt from the result file\'s rounded decimals', async () => {
+    const { createNodeGpu } = await import('../../src/node/runtime.ts');
+    const scene = parseScene(sceneJson());
+    const out = join(dir, 'gpu');
+    const r = await run('run', join(dir, 'scene.json'), '--runtime', 'node', '--out', join(dir, 'gpu.json'), '--lidar-out', out, '--lidar-frame', 'world');
+    expect(r.code, r.err).toBe(0);
+    const result = JSON.parse(readFileSync(join(dir, 'gpu.json'), 'utf8')) as SceneResult;
+    const gpu = await createNodeGpu({ driver: 'swiftshader' });
+    try {
+      const set = gpu.createBoxSet(scene.boxes);
+      let differs = 0;
+      for (const [k, l] of scene.lidars!.entries()) {
+        const sensor = await gpu.createLidar(l.desc);
+        const sweep = await gpu.lidarSweep(sensor, set, l.pose, { ...sceneMotion(scene, l), fields: true });
+        // The API's own fields, written by the API's writer: the CLI's file, byte for byte.
+        expect(firstDifference(readFileSync(join(out, `lidar-${k}.pcd`)), writePcd(sweep.fields!, { frame: 'world' }))).toBe(-1);
+        // What the CLI wrote before: points rebuilt from the result file's shortest decimals.
+        const rounded = lidarPointFields(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), result.lidars![k]!.range, result.lidars![k]!.box);
+        differs += sweep.fields!.worldXyz.filter((x, i) => sweep.box[Math.floor(i / 3)]! >= 0 && x !== rounded.worldXyz[i]).length;
+        sensor.destroy();
+      }
+      expect(differs).toBeGreaterThan(0);
+    } finally {
+      gpu.destroy();
+    }
+  }, 120_000);
+
   it('refuses options that do not go together, in one line', async () => {
     const scene = join(dir, 'scene.json');
     expect((await run('run', scene, '--backend', 'cpu', '--lidar-format', 'ply')).err).toBe('webgpu-obb: --lidar-format needs --lidar-out DIR\n');
-    expect((await run('run', scene, '--backend', 'cpu', '--lidar-out', dir, '--lidar-format', 'las')).err).toBe("webgpu-obb: --lidar-format must be pcd, ply or kitti (got 'las')\n");
+    expect((await run('run', scene, '--backend', 'cpu', '--lidar-out', dir, '--lidar-format', 'las')).err).toBe("webgpu-obb: --lidar-format must be pcd, ply, kitti or mcap (got 'las')\n");
     expect((await run('run', scene, '--backend', 'cpu', '--lidar-out', dir, '--lidar-format', 'kitti', '--lidar-frame', 'world')).err)
       .toBe('webgpu-obb: KITTI .bin files are float32 in the sensor frame; --lidar-frame world needs pcd or ply\n');
     expect((await run('verify', scene, '--lidar-out', dir)).code).toBe(2);
+    const refused: [string[], string][] = [
+      [['--lidar-organized'], '--lidar-organized needs --lidar-out DIR'],
+      [['--lidar-ground-truth'], '--lidar-ground-truth needs --lidar-out DIR'],
+      [['--lidar-out', dir, '--lidar-ring', 'rank'], "--lidar-ring must be laser or elevation (got 'rank')"],
+      [['--lidar-out', dir, '--lidar-time', 'ms'], "--lidar-time must be seconds or nanoseconds (got 'ms')"],
+      [['--lidar-out', dir, '--lidar-layout', 'ouster'], "--lidar-layout must be default or autoware (got 'ouster')"],
+      [['--lidar-out', dir, '--lidar-format', 'kitti', '--lidar-time', 'nanoseconds'], 'KITTI .bin files hold x y z reflectance only; --lidar-time needs pcd, ply or mcap'],
+      [['--lidar-out', dir, '--lidar-format', 'kitti', '--lidar-organized'], 'KITTI .bin files hold x y z reflectance only; --lidar-organized needs pcd, ply or mcap'],
+      [['--lidar-out', dir, '--lidar-layout', 'autoware', '--lidar-frame', 'world'], '--lidar-layout autoware is PointXYZIRCAEDT, float32 x y z in the sensor frame; drop --lidar-frame world'],
+      [['--lidar-out', dir, '--lidar-layout', 'autoware', '--lidar-time', 'seconds'], '--lidar-layout autoware stores time_stamp as uint32 nanoseconds; drop --lidar-time seconds'],
+    ];
+    for (const [options, message] of refused) {
+      const r = await run('run', scene, '--backend', 'cpu', ...options);
+      expect(r.code, options.join(' ')).toBe(2);
+      expect(r.err).toBe(`webgpu-obb: ${message}\n`);
+    }
+    // A scene without sweeps is refused before the run.
+    const noLidars = join(dir, 'no-lidars.json');
+    writeFileSync(noLidars, JSON.stringify({ boxes: sceneJson()['boxes'] }));
+    const none = await run('run', noLidars, '--backend', 'cpu', '--lidar-out', dir);
+    expect(none.code).toBe(2);
+    expect(none.err.split('\n').slice(-2)).toEqual([`webgpu-obb: --lidar-out ${dir}: the scene has no "lidars" to write`, '']);
+    expect(none.err).not.toContain('backend: cpu');
+  });
+
+  it('--help shows a scene with a sensor preset the scene parser accepts', async () => {
+    const help = (await run('--help')).out;
+    const preset = /"sensor": "([^"]+)"/.exec(help)?.[1];
+    expect(preset).toBe('velodyne-vlp16');
+    expect(() => parseScene({ boxes: [], lidars: [{ sensor: preset, pose: { position: [0, 0, 0] } }] })).not.toThrow();
   });
 });
 

@@ -18,8 +18,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PCDLoader } from 'three/examples/jsm/loaders/PCDLoader.js';
 import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
+import { lidarPreset } from '../../src/core/lidarPresets.ts';
 import {
   POINT_CLOUD_FORMATS,
+  elevationRings,
+  packPointRecords,
   pointCloudExtension,
   writeKittiBin,
   writePcd,
@@ -110,6 +113,7 @@ interface Parsed {
 type Reader = { size: number; read: (v: DataView, o: number) => number };
 
 const PCD_READERS: Record<string, Reader> = {
+  U1: { size: 1, read: (v, o) => v.getUint8(o) },
   F4: { size: 4, read: (v, o) => v.getFloat32(o, true) },
   F8: { size: 8, read: (v, o) => v.getFloat64(o, true) },
   U2: { size: 2, read: (v, o) => v.getUint16(o, true) },
@@ -118,6 +122,7 @@ const PCD_READERS: Record<string, Reader> = {
 };
 
 const PLY_READERS: Record<string, Reader> = {
+  uchar: PCD_READERS.U1!,
   float: PCD_READERS.F4!,
   double: PCD_READERS.F8!,
   ushort: PCD_READERS.U2!,
@@ -486,5 +491,172 @@ describe('writePointCloud', () => {
     expect(source).not.toMatch(/\bfrom\s+['"]node:/);
     expect(source).not.toMatch(/\bimport\s*\(/);
     expect(source).not.toMatch(/\brequire\s*\(/);
+  });
+});
+
+/** The ROS Velodyne driver's ring numbers, by its own loop (velodyne_pointcloud calibration: next-smallest vertical angle). */
+function driverRings(elevations: readonly number[]): number[] {
+  const ring = new Array<number>(elevations.length).fill(0);
+  let next = -Infinity;
+  for (let k = 0; k < elevations.length; k++) {
+    let min = Infinity;
+    let index = elevations.length;
+    elevations.forEach((e, j) => {
+      if (next < e && e < min) {
+        min = e;
+        index = j;
+      }
+    });
+    if (index < elevations.length) {
+      ring[index] = k;
+      next = min;
+    }
+  }
+  return ring;
+}
+
+describe('conventions (options of writePcd and writePly), read back field by field', () => {
+  const cloud = syntheticCloud();
+  const want = expected(cloud, 'sensor');
+  const n = want.rays.length;
+  /** Not in laser order: ranks [3, 0, 2, 1]. */
+  const elevations = [0.1, -0.2, 0.05, -0.1];
+  const ranks = [3, 0, 2, 1];
+
+  it('elevationRings ranks lasers as the ROS Velodyne driver does (VLP-16: laser order and ring agree for few lasers)', () => {
+    expect(Array.from(elevationRings(elevations))).toEqual(ranks);
+    const vlp16 = lidarPreset('velodyne-vlp16').elevations;
+    const rings = Array.from(elevationRings(vlp16));
+    expect(rings).toEqual(driverRings(vlp16));
+    expect(rings.filter((ring, laser) => ring === laser).length).toBeLessThanOrEqual(4);
+    // Equal elevations: consecutive rings in laser order (the driver's strict < would leave one at 0).
+    expect(Array.from(elevationRings([0, -1, 0]))).toEqual([1, 0, 2]);
+    expect(() => elevationRings([])).toThrow(/^elevations must hold/);
+    expect(() => elevationRings([0, Number.NaN])).toThrow(/^elevations\[1\] must be a finite number/);
+  });
+
+  it("ring: 'elevation' writes the ranks in ring (PCD and PLY), the rest unchanged", () => {
+    for (const write of [writePcd, writePly]) {
+      const bytes = write(cloud, { ring: 'elevation', elevations });
+      const parsed = write === writePcd ? parsePcd(bytes) : parsePly(bytes);
+      expect(parsed.fields.ring).toEqual(want.rays.map((r) => ranks[Math.floor(r / COLUMNS)]));
+      for (const f of FIELDS.filter((f) => f !== 'ring')) {
+        expect(parsed.fields[f], f).toEqual(want[f]);
+      }
+      expect(parsed.header).toContain("ring = rank of the channel's elevation, lowest first (ROS Velodyne driver order)");
+    }
+    expect(() => writePcd(cloud, { ring: 'elevation' })).toThrow(/^ring 'elevation' needs elevations/);
+    expect(() => writePcd(cloud, { ring: 'elevation', elevations: [0, 1] })).toThrow(/^elevations must have one entry per channel \(4; got 2\)/);
+    expect(() => writePcd(cloud, { ring: 'elevations' as 'elevation' })).toThrow(/^ring must be 'laser' or 'elevation'/);
+  });
+
+  it("time: 'nanoseconds' is Ouster's t, uint32 round(time · 1e9), in place of time", () => {
+    const pcd = parsePcd(writePcd(cloud, { time: 'nanoseconds' }));
+    expect(pcd.key.FIELDS).toBe('x y z intensity ring column t label');
+    expect(pcd.key.TYPE).toBe('F F F F U U U I');
+    expect(pcd.key.SIZE).toBe('4 4 4 4 2 4 4 4');
+    expect(pcd.fields.t).toEqual(want.rays.map((r) => Math.round(cloud.time[r]! * 1e9)));
+    expect(pcd.fields.t!.some((t) => t > 0)).toBe(true);
+    const ply = parsePly(writePly(cloud, { time: 'nanoseconds' }));
+    expect(ply.lines).toContain('property uint t');
+    expect(ply.fields.t).toEqual(pcd.fields.t);
+    // uint32 nanoseconds hold 4.29 s.
+    const slow = { ...cloud, time: cloud.time.map((t) => t * 50) };
+    expect(() => writePcd(slow, { time: 'nanoseconds' })).toThrow(/^time\[\d+\] = [\d.]+ s does not fit uint32 nanoseconds/);
+  });
+
+  it("layout: 'autoware' is PointXYZIRCAEDT: the field list, types and offsets of autoware::point_types, 32 bytes", () => {
+    const records = packPointRecords(cloud, { layout: 'autoware', ring: 'elevation', elevations });
+    expect(records.fields).toEqual([
+      { name: 'x', type: 'float32', offset: 0 }, { name: 'y', type: 'float32', offset: 4 }, { name: 'z', type: 'float32', offset: 8 },
+      { name: 'intensity', type: 'uint8', offset: 12 }, { name: 'return_type', type: 'uint8', offset: 13 }, { name: 'channel', type: 'uint16', offset: 14 },
+      { name: 'azimuth', type: 'float32', offset: 16 }, { name: 'elevation', type: 'float32', offset: 20 }, { name: 'distance', type: 'float32', offset: 24 },
+      { name: 'time_stamp', type: 'uint32', offset: 28 },
+    ]);
+    expect(records.pointStep).toBe(32);
+    const pcd = parsePcd(writePcd(cloud, { layout: 'autoware', ring: 'elevation', elevations }));
+    expect(pcd.key.TYPE).toBe('F F F U U U F F F U');
+    expect(pcd.key.SIZE).toBe('4 4 4 1 1 2 4 4 4 4');
+    expect(pcd.bodyBytes).toBe(32 * n);
+    const s = (r: number, k: number) => cloud.sensorXyz[3 * r + k]!;
+    expect(pcd.fields.x).toEqual(want.x);
+    expect(pcd.fields.intensity).toEqual(want.rays.map((r) => Math.round(255 * cloud.incidence[r]!)));
+    expect(pcd.fields.return_type).toEqual(want.rays.map(() => 1));
+    expect(pcd.fields.channel).toEqual(want.rays.map((r) => ranks[Math.floor(r / COLUMNS)]));
+    expect(pcd.fields.azimuth).toEqual(want.rays.map((r) => f32((Math.atan2(s(r, 1), s(r, 0)) + 2 * Math.PI) % (2 * Math.PI))));
+    expect(pcd.fields.azimuth!.every((a) => a >= 0 && a < 2 * Math.PI)).toBe(true);
+    expect(pcd.fields.elevation).toEqual(want.rays.map((r) => f32(Math.atan2(s(r, 2), Math.hypot(s(r, 0), s(r, 1))))));
+    expect(pcd.fields.distance).toEqual(want.rays.map((r) => f32(Math.hypot(s(r, 0), s(r, 1), s(r, 2)))));
+    expect(pcd.fields.time_stamp).toEqual(want.rays.map((r) => Math.round(cloud.time[r]! * 1e9)));
+    // The synthetic points lie on their rays from the origin: distance is the range.
+    expect(pcd.fields.distance).toEqual(want.rays.map((r) => f32(cloud.range[r]!)));
+    const ply = parsePly(writePly(cloud, { layout: 'autoware' }));
+    expect(ply.lines.filter((l) => l.startsWith('property '))).toEqual([
+      'property float x', 'property float y', 'property float z', 'property uchar intensity', 'property uchar return_type',
+      'property ushort channel', 'property float azimuth', 'property float elevation', 'property float distance', 'property uint time_stamp',
+    ]);
+    expect(ply.fields.time_stamp).toEqual(pcd.fields.time_stamp);
+    expect(() => writePcd(cloud, { layout: 'autoware', frame: 'world' })).toThrow(/^layout 'autoware' is PointXYZIRCAEDT/);
+    expect(() => writePcd(cloud, { layout: 'autoware', time: 'seconds' })).toThrow(/^layout 'autoware' stores time_stamp as uint32 nanoseconds/);
+    expect(() => writePcd(cloud, { layout: 'autoware', classIds: [0] })).toThrow(/^layout 'autoware' has no label or class field/);
+  });
+
+  it('organized: HEIGHT = channels, WIDTH = columns, every ray, rows in ring order, NaN where no return', () => {
+    for (const [ring, rowOf] of [['laser', [0, 1, 2, 3]], ['elevation', ranks]] as const) {
+      const bytes = writePcd(cloud, { organized: true, ring, elevations });
+      const pcd = parsePcd(bytes);
+      expect([pcd.key.WIDTH, pcd.key.HEIGHT, pcd.key.POINTS]).toEqual([String(COLUMNS), String(CHANNELS), String(CHANNELS * COLUMNS)]);
+      expect(pcd.bodyBytes).toBe(30 * CHANNELS * COLUMNS);
+      for (let c = 0; c < CHANNELS; c++) {
+        for (let a = 0; a < COLUMNS; a++) {
+          const i = rowOf[c]! * COLUMNS + a;
+          const r = c * COLUMNS + a;
+          const hit = cloud.range[r]! >= 0;
+          expect(pcd.fields.ring![i]).toBe(rowOf[c]);
+          expect(pcd.fields.column![i]).toBe(a);
+          expect(pcd.fields.time![i]).toBe(f32(cloud.time[r]!));
+          expect(pcd.fields.label![i]).toBe(hit ? cloud.box[r] : -1);
+          expect(pcd.fields.intensity![i]).toBe(hit ? f32(cloud.incidence[r]!) : 0);
+          expect([pcd.fields.x![i], pcd.fields.y![i], pcd.fields.z![i]]).toEqual(hit ? [0, 1, 2].map((k) => f32(cloud.sensorXyz[3 * r + k]!)) : [NaN, NaN, NaN]);
+        }
+      }
+      // three.js reads the organised file too (NaN positions included).
+      expect(new PCDLoader().parse(bufferOf(bytes)).geometry.getAttribute('position').count).toBe(CHANNELS * COLUMNS);
+    }
+    const records = packPointRecords(cloud, { organized: true });
+    expect([records.width, records.height, records.dense]).toEqual([COLUMNS, CHANNELS, false]);
+    expect(packPointRecords(cloud).dense).toBe(true);
+    const ply = parsePly(writePly(cloud, { organized: true, frame: 'world' }));
+    expect(ply.count).toBe(CHANNELS * COLUMNS);
+    expect(ply.lines).toContain(`comment organized: ${CHANNELS} rows (rings) x ${COLUMNS} columns; x y z NaN where no return`);
+    expect(ply.fields.x!.filter(Number.isNaN).length).toBe(CHANNELS * COLUMNS - n);
+    expect(() => writePcd(cloud, { organized: 1 as unknown as boolean })).toThrow(/^organized must be true or false/);
+  });
+
+  it('classIds adds class (uint16) after label: the class of the box hit, 65535 where no return', () => {
+    const classIds = new Uint16Array(11).map((_, b) => (b * 3) % 5);
+    const pcd = parsePcd(writePcd(cloud, { classIds }));
+    expect(pcd.key.FIELDS).toBe('x y z intensity ring column time label class');
+    expect(pcd.key.TYPE).toBe('F F F F U U F I U');
+    expect(pcd.fields.class).toEqual(want.label.map((b) => classIds[b]));
+    expect(pcd.fields.label).toEqual(want.label);
+    const organized = parsePcd(writePcd(cloud, { classIds: Array.from(classIds), organized: true }));
+    expect(organized.fields.class!.filter((x) => x === 0xffff).length).toBe(CHANNELS * COLUMNS - n);
+    const ply = plyLoader();
+    ply.setCustomPropertyNameMapping({ label: ['label'], class: ['class'] });
+    const g = ply.parse(bufferOf(writePly(cloud, { classIds })));
+    expect(g.getAttribute('class').array).toBeInstanceOf(Uint16Array);
+    expect(Array.from(g.getAttribute('class').array)).toEqual(want.label.map((b) => classIds[b]));
+    expect(() => writePcd(cloud, { classIds: [0, 1] })).toThrow(/^classIds\[\d+\] must be a class id in 0 … 65534 \(ray \d+ hit box \d+; classIds has 2 entries/);
+    expect(() => writePcd(cloud, { classIds: new Array(11).fill(0xffff) })).toThrow(/^classIds\[\d+\] must be a class id/);
+    expect(() => writePcd(cloud, { classIds: 3 as unknown as number[] })).toThrow(/^classIds must be an array/);
+  });
+
+  it('the default options write the same bytes as no options; KITTI refuses every pcd/ply option', () => {
+    expect(writePcd(cloud, { ring: 'laser', time: 'seconds', layout: 'default', organized: false })).toEqual(writePcd(cloud));
+    expect(writePly(cloud, { ring: 'laser', time: 'seconds', layout: 'default', organized: false })).toEqual(writePly(cloud));
+    for (const option of [{ organized: true }, { time: 'nanoseconds' }, { layout: 'autoware' }, { ring: 'elevation', elevations }, { classIds: [0] }] as const) {
+      expect(() => writePointCloud('kitti', cloud, option)).toThrow(/is for pcd and ply: a KITTI \.bin holds float32 x y z reflectance/);
+    }
   });
 });
