@@ -183,6 +183,22 @@ export class Bvh {
     }
   }
 
+  /** The [n, partials] last written to `params` (only Bvh writes it). */
+  private paramsWritten: readonly [number, number] | undefined;
+
+  /**
+   * Writes the build and refit parameters for `n` boxes, unless they are already there: a frame
+   * that refits the same tree uploads nothing (a GPU-sourced set's frame loop counts on it).
+   */
+  private writeParams(n: number): void {
+    const partials = this.partials(n);
+    if (this.paramsWritten?.[0] === n && this.paramsWritten[1] === partials) {
+      return;
+    }
+    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, partials, 0, 0]));
+    this.paramsWritten = [n, partials];
+  }
+
   /**
    * Records a full build over the set's current boxes into `encoder` (two clears, then one
    * compute pass). The caller submits.
@@ -190,7 +206,7 @@ export class Bvh {
   async encodeBuild(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): Promise<void> {
     const n = this.set.count;
     this.check(n);
-    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
+    this.writeParams(n);
     this.encodeClears(encoder);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-build', timestampWrites } : { label: 'obb:bvh-build' });
     for (const phase of BUILD_PHASES) {
@@ -256,7 +272,7 @@ export class Bvh {
     if (n !== this.builtCount) {
       throw new Error(`Bvh: the set has ${n} boxes but the tree was built for ${this.builtCount}; rebuild it`);
     }
-    this.ctx.device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
+    this.writeParams(n);
     this.encodeClears(encoder);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:bvh-refit', timestampWrites } : { label: 'obb:bvh-refit' });
     await this.encodeSweep(pass, n, false);
@@ -314,7 +330,7 @@ export class Bvh {
     const n = this.set.count;
     this.check(n);
     const device = this.ctx.device;
-    device.queue.writeBuffer(this.params, 0, new Uint32Array([n, this.partials(n), 0, 0]));
+    this.writeParams(n);
     const hasTs = device.features.has('timestamp-query');
     const querySet = hasTs ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
     const resolve = hasTs ? device.createBuffer({ size: 16, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC }) : undefined;
