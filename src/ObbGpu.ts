@@ -2,11 +2,12 @@
  * The GPU backend in one object (the facade over every query module): a context, a buffer pool,
  * box sets and every query. Who owns what is written down in src/runtime/lifetime.ts.
  */
-import { BVH_REBUILD_SAH_RATIO, WORKGROUP_SIZE } from './constants.ts';
+import { BVH_REBUILD_SAH_RATIO, BVH_SAH_PROBE_REFRESHES, WORKGROUP_SIZE } from './constants.ts';
 import type { BoxInput } from './core/types.ts';
 import { ShaderCompileError, ValidationError, WebGpuUnavailableError } from './errors.ts';
 import type { SatOptions } from './core/queries.ts';
 import { BoxSet, checkSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
+import { GpuSourcedBoxSet, type GpuBoxSetOptions, type RefreshTree } from './boxes/GpuSourcedBoxSet.ts';
 import { checkBound } from './runtime/lifetime.ts';
 import { BufferPool } from './runtime/pool.ts';
 import { GpuContext, INSTANCE_HINT, oneLine, type GpuContextOptions } from './runtime/context.ts';
@@ -81,6 +82,28 @@ interface TreeState {
   sah: number;
   /** The read-back of the last build's or refit's SAH cost (awaited before the next decision). */
   probe: Promise<void> | undefined;
+  /**
+   * GPU-sourced sets, whose tree a refresh keeps inside the caller's encoder (encodeTreeRefresh):
+   * what the next refresh reads back the SAH cost of (the work the previous refresh recorded:
+   * 'build' after each rebuild, 'refit' every BVH_SAH_PROBE_REFRESHES refits), and the refits
+   * since the last read-back.
+   */
+  probeNext?: 'build' | 'refit' | undefined;
+  refitsSinceProbe?: number;
+}
+
+/**
+ * LiDAR options that read the set's float64 host boxes (the per-point fields; boxes moving during
+ * the sweep): refused on a GPU-sourced set, which has none.
+ */
+function checkSweepOnSourced(set: BoxSet, options: LidarSweepOptions, field: string): void {
+  if (!(set instanceof GpuSourcedBoxSet)) {
+    return;
+  }
+  const needs = options.fields ? 'fields' : options.boxMotion && options.boxMotion.boxes.length > 0 ? 'boxMotion' : undefined;
+  if (needs) {
+    throw new ValidationError('argument', undefined, `${field}.${needs}`, `reads the set's float64 host boxes, which a GPU-sourced set has not (read them back with readBack() and sweep a set made from them)`);
+  }
 }
 
 const CORE_KERNELS: readonly KernelName[] = ['closestHit', 'anyHit', 'allHits', 'obbPairs', 'obbOneVsMany', 'obbCross'];
@@ -188,20 +211,121 @@ export class ObbGpu {
    * Validates and uploads boxes; the set lives on the GPU until `destroy()`, which also frees
    * the tree this object built for it.
    */
-  createBoxSet(boxes: BoxSource, options: BoxSetOptions = {}): BoxSet {
-    return this.ownSet(BoxSet.create(this.ctx, boxes, options));
+  createBoxSet(boxes: BoxSource, options?: BoxSetOptions): BoxSet;
+  /**
+   * A set whose boxes live on the GPU: derived, by `refresh(encoder)`, from a buffer your own
+   * passes write (instance matrices or box records; see GpuBoxSource), with no CPU copy. This
+   * object keeps its tree current inside the refresh's encoder (RefreshOptions.tree).
+   *
+   * @example
+   * declare const matrices: GPUBuffer; // STORAGE | COPY_SRC
+   * const sourced = gpu.createBoxSet({ source: { buffer: matrices, layout: 'mat4x4f', count: 1000, localBox: { min: [-1, -1, -1], max: [1, 1, 1] } } });
+   * await sourced.refresh(); // its own submission; pass your encoder to record it there instead
+   */
+  createBoxSet(options: GpuBoxSetOptions): GpuSourcedBoxSet;
+  createBoxSet(boxes: BoxSource | GpuBoxSetOptions, options: BoxSetOptions = {}): BoxSet {
+    if (typeof boxes === 'object' && boxes !== null && !Array.isArray(boxes) && 'source' in boxes) {
+      return this.ownSet(GpuSourcedBoxSet.fromSource(this.ctx, boxes));
+    }
+    return this.ownSet(BoxSet.create(this.ctx, boxes as BoxSource, options));
   }
 
   /** Owns `set` and frees its tree when it is destroyed (sets made with BoxSet.create too). */
-  private ownSet(set: BoxSet): BoxSet {
+  private ownSet<S extends BoxSet>(set: S): S {
     if (!this.owned.has(set)) {
       this.own(set);
       set.onDestroy(() => {
         this.trees.get(set)?.bvh.destroy();
         this.trees.delete(set);
       });
+      if (set instanceof GpuSourcedBoxSet) {
+        set.manageTree((encoder, mode, operation, timestampWrites) => this.encodeTreeRefresh(set, encoder, mode, operation, timestampWrites));
+      }
     }
     return set;
+  }
+
+  /**
+   * A GPU-sourced set's refresh (GpuSourcedBoxSet.refresh), after its derivation was recorded into
+   * `encoder` and the set's count and version moved: records the tree's upkeep into the same
+   * encoder, so that a frame is one submission with no readback. By the rule currentTree applies
+   * (rebuild when the count or shape changed or refits loosened the tree past rebuildSahRatio ×
+   * its built SAH cost, else refit), but deciding on the SAH cost last read back instead of waiting
+   * for one: the cost is read back (16 bytes, its own small submission) after each rebuild and every
+   * BVH_SAH_PROBE_REFRESHES refits, at the refresh after the one that recorded the work (whose
+   * encoder is submitted by then in a frame loop). `mode`: RefreshOptions.tree. The tree's
+   * bookkeeping says current from here: the caller submits the encoder before other work on the set.
+   */
+  private async encodeTreeRefresh(
+    set: GpuSourcedBoxSet, encoder: GPUCommandEncoder, mode: RefreshTree, operation: string, timestampWrites?: GPUComputePassTimestampWrites,
+  ): Promise<'none' | 'refit' | 'rebuild'> {
+    if (mode === 'none' || set.count < 2) {
+      return 'none';
+    }
+    const epoch = this.ctx.epoch;
+    const old = this.trees.get(set);
+    if (!old && mode === 'auto' && this.accelFor('rays', set.count) !== 'bvh') {
+      return 'none';
+    }
+    const stale = !old || old.epoch !== epoch || old.bvh.capacity < set.count;
+    // A sourced set knows its capacity: a tree made for it never has to grow.
+    const fresh = stale ? await Bvh.create(this.ctx, set, Math.max(set.count, set.boxCapacity)) : undefined;
+    const bvh = fresh ?? (old as TreeState).bvh;
+    const countBefore = bvh.count;
+    let rebuild = true;
+    try {
+      set.assertUsable(operation);
+      this.ctx.assertEpoch(operation, epoch);
+      if (!fresh && old) {
+        const loose = old.builtSah > 0 && old.sah > this.rebuildSahRatio * old.builtSah;
+        rebuild = old.shapeVersion !== set.shapeVersion || old.bvh.count !== set.count || loose;
+      }
+      if (rebuild) {
+        await bvh.encodeBuild(encoder, timestampWrites);
+      } else {
+        await bvh.encodeRefit(encoder, timestampWrites);
+      }
+      set.assertUsable(operation);
+    } catch (error) {
+      if (fresh) {
+        fresh.destroy();
+      } else {
+        bvh.abandonBuild(countBefore);
+      }
+      throw error;
+    }
+    let st = old;
+    if (fresh || !st) {
+      old?.bvh.destroy();
+      st = { bvh, epoch, version: -1, shapeVersion: -1, builtSah: 0, sah: 0, probe: undefined };
+      this.trees.set(set, st);
+    }
+    const state = st;
+    // The read-back due for the work the previous refresh recorded (submitted by now).
+    const due = state.probeNext;
+    if (due !== undefined && !fresh) {
+      state.probeNext = undefined;
+      state.refitsSinceProbe = 0;
+      state.probe = state.bvh.probeSah().then((sah) => {
+        state.sah = sah;
+        if (due === 'build') {
+          state.builtSah = sah;
+        }
+      }, () => {
+        state.probe = undefined;
+      });
+    }
+    state.version = set.version;
+    state.shapeVersion = set.shapeVersion;
+    if (rebuild) {
+      state.probeNext = 'build';
+    } else {
+      state.refitsSinceProbe = (state.refitsSinceProbe ?? 0) + 1;
+      if (state.probeNext === undefined && state.refitsSinceProbe >= BVH_SAH_PROBE_REFRESHES) {
+        state.probeNext = 'refit';
+      }
+    }
+    return rebuild ? 'rebuild' : 'refit';
   }
 
   /**
@@ -411,6 +535,7 @@ export class ObbGpu {
     const op = 'lidarSweep';
     return this.ctx.named(op, () => {
       checkBound(this.ctx, sensor, 'sensor', 'LidarSensor', (v) => v instanceof LidarSensor, op);
+      checkSweepOnSourced(set, options, 'options');
       return sensor.sweep(set, () => this.currentTree(set, op), pose, options);
     });
   }
@@ -430,7 +555,10 @@ export class ObbGpu {
     const op = 'lidarSweepMany';
     return this.ctx.named(op, () => {
       if (Array.isArray(sweeps)) {
-        sweeps.forEach((job, k) => checkBound(this.ctx, job?.sensor, `sweeps[${k}].sensor`, 'LidarSensor', (v) => v instanceof LidarSensor, op));
+        sweeps.forEach((job, k) => {
+          checkBound(this.ctx, job?.sensor, `sweeps[${k}].sensor`, 'LidarSensor', (v) => v instanceof LidarSensor, op);
+          checkSweepOnSourced(set, job.options ?? {}, `sweeps[${k}].options`);
+        });
       }
       return LidarSensor.sweepMany(this.ctx, set, () => this.currentTree(set, op), sweeps, op);
     });
@@ -486,7 +614,14 @@ export class ObbGpu {
     return this.ctx.named(op, () => {
       const { accel, ...rest } = options;
       checkSet(this.ctx, set, 'set', op);
-      const path = this.accelFor('allPairs', set.count, accel);
+      let path = this.accelFor('allPairs', set.count, accel);
+      if (path === 'grid' && set instanceof GpuSourcedBoxSet) {
+        // The grid is laid out from the host's float64 boxes, which a GPU-sourced set has not.
+        if (accel === 'grid') {
+          throw new ValidationError('argument', undefined, 'accel', "'grid' lays the grid out from the set's host boxes, which a GPU-sourced set has not; use 'bvh' or 'auto'");
+        }
+        path = Bvh.fits(this.ctx, set.count) ? 'bvh' : 'brute';
+      }
       if (path === 'grid') {
         return this.pairs.allPairs(set, { ...rest, grid: accel === 'grid' ? true : 'auto', tree: () => this.currentTree(set, op) });
       }

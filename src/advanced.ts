@@ -26,7 +26,7 @@ export { RadixSort, sortPasses } from './runtime/sort.ts';
 // Layouts, packers and the constants the kernels share.
 export {
   OBB, RAY, HIT, HIT_GEOMETRY, HIT_RECORD, PAIR_RESULT, RAY_PARAMS, PAIR_PARAMS, BVH_NODE, BVH_PARAMS, LIDAR_PARAMS, FRUSTUM_PARAMS,
-  GRID_PARAMS, LAYOUTS, packBoxes, packRays, type RayPackOptions,
+  GRID_PARAMS, DERIVE_PARAMS, LAYOUTS, packBoxes, packRays, type RayPackOptions,
 } from './layout/index.ts';
 export * from './constants.ts';
 export { recordCount, rayCount, canonicalRays, boxBounds, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';
@@ -41,6 +41,7 @@ export * as vec3 from './core/vec.ts';
 
 // The query modules and trees under the facade.
 export { boxCount, checkSet } from './boxes/BoxSet.ts';
+export type { SourcedTreeRefresh } from './boxes/GpuSourcedBoxSet.ts';
 export { RayQueries, rayKernelTuning, type GpuRayOptions } from './rays/RayQueries.ts';
 export { PairQueries, type PairListOptions } from './pairs/PairQueries.ts';
 export { gridOf, GRID_MAX_CROWDING, type GridLayout } from './pairs/gridLayout.ts';

@@ -39,7 +39,7 @@ export { linearElevations, mountPose, type LidarDescription, type LidarPose, typ
 export type { RaycastOptions, SatOptions, ClosestHits, AllHits, PairResults } from './core/queries.ts';
 export { GPU_MAX_COORDINATE, type RaySource } from './core/inputs.ts';
 export {
-  SAT_AXIS_NAMES, SAT_TOLERANCE, AXIS_TOLERANCE, LIDAR_NO_RETURN, FACE_NONE,
+  SAT_AXIS_NAMES, SAT_TOLERANCE, AXIS_TOLERANCE, LIDAR_NO_RETURN, FACE_NONE, BOX_FLAG_NAMES, type BoxFlagName,
   FACE_POS_U, FACE_NEG_U, FACE_POS_V, FACE_NEG_V, FACE_POS_W, FACE_NEG_W, type SatAxisName,
 } from './constants.ts';
 
@@ -49,6 +49,12 @@ export {
   type ObbGpuOptions, type Accel, type BvhThresholds, type ObbRayOptions, type ObbPairListOptions, type ObbAllPairsOptions,
 } from './ObbGpu.ts';
 export { BoxSet, type BoxSetOptions, type BoxSource } from './boxes/BoxSet.ts';
+export {
+  GpuSourcedBoxSet,
+  type GpuBoxSource, type GpuBoxSetOptions, type GpuLocalBoxes, type RefreshOptions, type RefreshResult, type RefreshTree, type DeriveStatus,
+  type GpuSourcedReadBack,
+} from './boxes/GpuSourcedBoxSet.ts';
+export type { DeriveLayout, BadBox } from './compare/derive.ts';
 export type { GpuClosestHits, GpuAllHits, GpuHitBuffers, RayKernelTuning } from './rays/RayQueries.ts';
 export type { GpuPairResults, GpuPairList } from './pairs/PairQueries.ts';
 export { LidarSensor, type LidarMethod, type LidarOptions, type LidarSweep, type LidarSweepOptions, type LidarSweepJob } from './lidar/LidarSensor.ts';

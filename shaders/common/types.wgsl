@@ -156,3 +156,24 @@ struct GridParams {
 struct ScatterParams {
   count: u32,        // offset(0) size(4)
 }                    // size(4)
+
+// Uniform parameters of the derivation of a GPU-sourced set's boxes (boxes/derive.wgsl): the
+// set's floating origin split into two floats (originHi = f32(origin), originLo =
+// f32(origin − originHi): positions are re-based by (x − originHi) − originLo), the boxes to
+// derive, the caller's layout (DERIVE_LAYOUT_*), the set's one local box (centre and half size,
+// when not per instance), and where the records and the per-instance local boxes lie in their
+// bindings, in 4-byte words.
+struct DeriveParams {
+  originHi: vec3f,     // offset(0) size(12)
+  count: u32,          // offset(12) size(4)
+  originLo: vec3f,     // offset(16) size(12)
+  sourceLayout: u32,   // offset(28) size(4)  DERIVE_LAYOUT_*
+  localCenter: vec3f,  // offset(32) size(12)
+  recordFirst: u32,    // offset(44) size(4)  word of record 0 in `source`
+  localHalf: vec3f,    // offset(48) size(12)
+  recordStride: u32,   // offset(60) size(4)  words from one record to the next
+  localFirst: u32,     // offset(64) size(4)  word of local box 0 in `localBoxes`
+  localStride: u32,    // offset(68) size(4)  words from one local box to the next
+  flags: u32,          // offset(72) size(4)  DERIVE_OPT_* bits
+  pad: u32,            // offset(76) size(4)
+}                      // size(80)

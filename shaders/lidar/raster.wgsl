@@ -62,7 +62,8 @@
 //   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
 //   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>; 21
 //   lidarSetup: array<vec4u> (with LIDAR_MOTION: the tree method's setup and the motion records,
-//   see motionPrint; a placeholder otherwise). Eight
+//   see motionPrint; with NOISE, its per-ray table; a placeholder otherwise); with NOISE,
+//   lidarTables ends with the jitter's bounds (noiseTurn). Eight
 //   storage buffers at most per entry point (the WebGPU default limit).
 //   Workgroup size WG (footprint, bin) and TILE_AZ (tiles).
 // CPU twin: closestHit / closestHitGrid on lidarRays (src/reference/lidar.ts), which
@@ -85,6 +86,24 @@ override MOTION: bool = true;
 // Whether this sweep moves (LIDAR_MOTION, when compiled in).
 fn sweepMoves() -> bool {
   return MOTION && (lidar.flags & LIDAR_MOTION) != 0u;
+}
+
+// The beams' angular noise compiled in (a sensor whose description has azimuth or elevation
+// noise; src/lidar/returnStage.ts perturbs the setup table's rays before the sweep): every ray's
+// direction comes from the setup table, and every footprint is widened by the jitter's bound
+// (noiseTurn; with motion, the host folds it into the motion records). Off, a sweep compiles
+// exactly the code it did before.
+override NOISE: bool = false;
+
+// (cos γ_el, sin γ_el, γ_az): the bounds of the beams' elevation and azimuth jitter (6.231 σ,
+// the largest deviate, rounded up), the last two entries of lidarTables; (1, 0, 0) without NOISE.
+fn noiseTurn() -> vec3f {
+  if (!NOISE) {
+    return vec3f(1.0, 0.0, 0.0);
+  }
+  let n = arrayLength(&lidarTables);
+  let e = lidarTables[n - 2u];
+  return vec3f(e.x, e.y, lidarTables[n - 1u].x);
 }
 
 // Tile lists up to this long are sorted by distance, so a walk can stop early.
@@ -436,7 +455,7 @@ fn staticPrint(i: u32) -> Print {
   if ((lidar.mask & boxMask(i)) == 0u || near > lidar.maxRange) {
     return Print(vec4u(0u), near);
   }
-  return Print(footprint(lb, lidar.beamOffset, vec3f(1.0, 0.0, 0.0)), near);
+  return Print(footprint(lb, lidar.beamOffset, noiseTurn()), near);
 }
 
 // Motion during the sweep (LIDAR_MOTION). Every ray is the tree method's, from the setup table:
@@ -796,16 +815,30 @@ fn writeRay(s: u32, a: u32, ray: TileRay, best: Best) {
   }
 }
 
+// The direction of ray r from the setup table's (perturbed) azimuth and elevation and the
+// sensor's axes: with NOISE, in lidarDirection's operations.
+fn setupDirection(r: u32) -> vec3f {
+  let t = bitcast<vec4f>(lidarSetup[r]);
+  let local = vec3f(t.z * t.x, t.z * t.y, t.w);
+  return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
+}
+
 // The ray of sorted channel s in image column a (any valid one past the last channel). Without
-// motion: its direction from the tables and the sensor's axes, and its beam origin's offset
-// n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ. With motion: the tree method's ray
-// (lidar/tree.wgsl, bvhLidar), operation for operation, so both methods meet the same boxes at
-// the same t.
+// motion: its direction from the tables (with NOISE, the setup table's) and the sensor's axes,
+// and its beam origin's offset n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ. With
+// motion: the tree method's ray (lidar/tree.wgsl, bvhLidar), operation for operation, so both
+// methods meet the same boxes at the same t.
 fn tileRay(s: u32, a: u32) -> TileRay {
   let at = sortedRay(min(s, lidar.channels - 1u), a);
   if (!sweepMoves()) {
     let enc = lidarTables[at.y];
-    return TileRay(lidarDirection(at.x, at.y), lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY), at.y);
+    var dir: vec3f;
+    if (NOISE) {
+      dir = setupDirection(at.x * lidar.azimuths + at.y);
+    } else {
+      dir = lidarDirection(at.x, at.y);
+    }
+    return TileRay(dir, lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY), at.y);
   }
   let t = bitcast<vec4f>(lidarSetup[at.x * lidar.azimuths + at.y]);
   let local = vec3f(t.z * t.x, t.z * t.y, t.w);

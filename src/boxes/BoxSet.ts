@@ -138,6 +138,43 @@ function checkMasks(masks: Uint32Array | undefined, count: number): void {
 }
 
 /**
+ * Per-box materials of a set, for LiDAR returns (BoxSet.setMaterials): what a beam sees of a box
+ * beyond its shape. Either array may be left out (its boxes keep what they had; never set: the
+ * default).
+ */
+export interface BoxMaterials {
+  /** Reflectivity ρ per box, in [0, 1] (default 1): the intensity model's factor (src/core/lidar.ts, lidarIntensity). */
+  readonly reflectivity?: ArrayLike<number>;
+  /** Semantic class per box, an integer in [0, 65535] (default 0): a label, carried to the returns. */
+  readonly classId?: ArrayLike<number>;
+}
+
+/** The materials a set holds: one reflectivity (float32, as the GPU reads it) and one class per box. */
+export interface BoxMaterialArrays {
+  readonly reflectivity: Float32Array;
+  readonly classId: Uint16Array;
+}
+
+/** Checks one material array: `length` numbers, each passing `ok`. */
+function checkMaterial(values: ArrayLike<number> | undefined, field: string, length: number, ok: (x: number) => boolean, rule: string): void {
+  if (values === undefined) {
+    return;
+  }
+  if (typeof values !== 'object' || values === null || typeof values.length !== 'number') {
+    throw new ValidationError('argument', undefined, field, 'must be an array of numbers, one per box');
+  }
+  if (values.length !== length) {
+    throw new ValidationError('argument', undefined, field, `has ${values.length} entries, the other array ${length}: give one per box for both`);
+  }
+  for (let k = 0; k < values.length; k++) {
+    const x = values[k];
+    if (!(typeof x === 'number' && ok(x))) {
+      throw new ValidationError('argument', k, field, `[${k}] must be ${rule} (got ${String(x)})`);
+    }
+  }
+}
+
+/**
  * @example
  * const set = BoxSet.create(ctx, [{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
  * await set.update(0, [{ center: [0, 1, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
@@ -159,8 +196,16 @@ export class BoxSet {
   private boxVersion = 0;
   /** Bumped when the boxes were replaced, re-based or re-uploaded (a BVH rebuilds). */
   private shapeVersionValue = 0;
+  /** Materials (setMaterials), one per box as of the last call; undefined until then. */
+  private hostMaterials: BoxMaterialArrays | undefined;
+  private materialsVersionValue = 0;
 
-  private constructor(ctx: GpuContext, boxes: BoxArray, origin: Vec3, options: BoxSetOptions) {
+  /**
+   * `sourced`: a set whose boxes a GPU pass writes (GpuSourcedBoxSet, ./GpuSourcedBoxSet.ts): no
+   * host boxes to upload, and no rebuild after `recover()` (its source buffer died with the old
+   * device: it is stale then, like a sensor).
+   */
+  protected constructor(ctx: GpuContext, boxes: BoxArray, origin: Vec3, options: BoxSetOptions, sourced = false) {
     this.ctx = ctx;
     this.label = options.label ?? 'boxes';
     this.host = boxes;
@@ -168,7 +213,7 @@ export class BoxSet {
     this.hostMasks = options.masks ? options.masks.slice() : undefined;
     this.currentOrigin = origin;
     this.capacity = Math.max(1, options.capacity ?? 0, boxes.count);
-    this.lifetime = new Lifetime(ctx, `BoxSet "${this.label}"`, true);
+    this.lifetime = new Lifetime(ctx, `BoxSet "${this.label}"`, !sourced);
     this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
     try {
       this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
@@ -178,7 +223,7 @@ export class BoxSet {
     }
     this.writeAll(this.currentOrigin);
     // After a device loss: the same object, rebuilt on the new device from the host copy.
-    this.unregister = ctx.onRecover(() => {
+    this.unregister = sourced ? () => undefined : ctx.onRecover(() => {
       this.gpuBoxes = ctx.createBuffer({ label: `${ctx.label}:${this.label}`, size: this.capacity * OBB.SIZE, usage: USAGE });
       this.gpuMasks = ctx.createBuffer({ label: `${ctx.label}:${this.label}:masks`, size: this.capacity * 4, usage: USAGE });
       this.writeAll(this.currentOrigin);
@@ -334,7 +379,8 @@ export class BoxSet {
     return this.shapeVersionValue;
   }
 
-  private changed(shape: boolean): void {
+  /** Records a change of the boxes (`shape`: replaced or re-based, so a tree rebuilds rather than refits); for subclasses. */
+  protected changed(shape: boolean): void {
     this.boxVersion++;
     if (shape) {
       this.shapeVersionValue++;
@@ -503,6 +549,79 @@ export class BoxSet {
       this.hostMasks = all;
       this.ctx.device.queue.writeBuffer(this.gpuMasks, 0, all);
     });
+  }
+
+  /**
+   * Sets the materials of boxes `[first, first + n)` (n the length of the arrays given): their
+   * reflectivity (in [0, 1]; the LiDAR intensity model's ρ, rounded to float32 as the GPU reads
+   * it) and their semantic class (an integer in [0, 65535]). Boxes never given one keep the
+   * defaults (reflectivity 1, class 0), including boxes a later `set()` adds; materials are per
+   * box index, as masks are. Ordered with the set's other calls; all-or-nothing.
+   *
+   * @example
+   * await set.setMaterials({ reflectivity: [0.9, 0.05], classId: [1, 7] }); // boxes 0 and 1
+   */
+  async setMaterials(materials: BoxMaterials, first = 0): Promise<void> {
+    const op = 'BoxSet.setMaterials';
+    this.assertUsable(op);
+    if (typeof materials !== 'object' || materials === null) {
+      throw new ValidationError('argument', undefined, 'materials', 'must be { reflectivity?, classId? }');
+    }
+    const unknown = Object.keys(materials).filter((k) => k !== 'reflectivity' && k !== 'classId');
+    if (unknown.length > 0) {
+      throw new ValidationError('argument', undefined, 'materials', `has unknown key ${JSON.stringify(unknown[0])} (known: reflectivity, classId)`);
+    }
+    const n = materials.reflectivity?.length ?? materials.classId?.length ?? 0;
+    checkMaterial(materials.reflectivity, 'reflectivity', n, (x) => x >= 0 && x <= 1, 'a number in [0, 1]');
+    checkMaterial(materials.classId, 'classId', n, (x) => Number.isInteger(x) && x >= 0 && x <= 0xffff, 'an integer in [0, 65535]');
+    const outside = (): ValidationError => new ValidationError('argument', undefined, 'materials',
+      `[${first}, ${first + n}) are outside the set (0..${this.host.count})`);
+    if (!Number.isInteger(first) || first < 0) {
+      throw outside();
+    }
+    // Copies now: the caller may reuse its arrays before this call's turn.
+    const reflectivity = materials.reflectivity ? Float32Array.from(materials.reflectivity) : undefined;
+    const classId = materials.classId ? Uint16Array.from(materials.classId) : undefined;
+    await this.ctx.sequence(op, () => {
+      this.assertUsable(op);
+      if (first + n > this.host.count) {
+        throw outside();
+      }
+      const all = this.materials ?? { reflectivity: new Float32Array(this.host.count).fill(1), classId: new Uint16Array(this.host.count) };
+      const next = { reflectivity: all.reflectivity.slice(), classId: all.classId.slice() };
+      if (reflectivity) {
+        next.reflectivity.set(reflectivity, first);
+      }
+      if (classId) {
+        next.classId.set(classId, first);
+      }
+      this.hostMaterials = next;
+      this.materialsVersionValue++;
+    });
+  }
+
+  /**
+   * The materials, one per box of the set as it is now (reflectivity 1 and class 0 where never
+   * set), or undefined when setMaterials was never called. Do not modify.
+   */
+  get materials(): BoxMaterialArrays | undefined {
+    const m = this.hostMaterials;
+    if (!m || m.reflectivity.length === this.host.count) {
+      return m;
+    }
+    // The set was resized since: boxes beyond the old materials take the defaults.
+    const count = this.host.count;
+    const reflectivity = new Float32Array(count).fill(1);
+    const classId = new Uint16Array(count);
+    reflectivity.set(m.reflectivity.subarray(0, count));
+    classId.set(m.classId.subarray(0, count));
+    this.hostMaterials = { reflectivity, classId };
+    return this.hostMaterials;
+  }
+
+  /** Bumped by every setMaterials (a sensor re-uploads the reflectivities when it moved). */
+  get materialsVersion(): number {
+    return this.materialsVersionValue;
   }
 
   /**

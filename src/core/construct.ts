@@ -73,6 +73,28 @@ function at(a: readonly number[], i: number): number {
 }
 
 /**
+ * The shear measure of a matrix's upper 3×3, shared by {@link obbFromMatrix} (which refuses a
+ * matrix with shear) and the derivation of GPU-sourced boxes (which flags the box:
+ * shaders/boxes/derive.wgsl and its twin deriveBoxes in src/compare/derive.ts): for each pair of
+ * non-zero columns a < b (`live`, in order), |cos| of the angle between their *normalised*
+ * directions `dirs`. Normalised, so the test does not depend on scale (a matrix with scales 1e-3
+ * and 1e3 is not "more sheared"); shear is any cos above {@link MATRIX_SHEAR_TOLERANCE}.
+ *
+ * @example
+ * columnCosines([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 1, 2]) // three pairs, every cos 0
+ */
+export function columnCosines(dirs: readonly Vec3[], live: readonly number[]): { readonly a: number; readonly b: number; readonly cos: number }[] {
+  const out: { a: number; b: number; cos: number }[] = [];
+  for (let i = 0; i < live.length; i++) {
+    for (let j = i + 1; j < live.length; j++) {
+      const a = live[i] as number, b = live[j] as number;
+      out.push({ a, b, cos: Math.abs(dot(dirs[a] as Vec3, dirs[b] as Vec3)) });
+    }
+  }
+  return out;
+}
+
+/**
  * A box from a column-major 4×4 world matrix M and a box in M's local space.
  *
  * The centre is M applied to the local box's centre. Column k of M's upper 3×3 is local axis k
@@ -120,15 +142,10 @@ export function obbFromMatrix(m: Mat4, localAabb: Aabb): Obb {
   const dirs = cols.map((c) => normalize(c)); // [0, 0, 0] for a zero column
   const live = [0, 1, 2].filter((k) => at(scales, k) > 0);
 
-  // Shear: the non-zero columns must be mutually orthogonal. Comparing the *normalised* columns
-  // makes the test independent of scale (a matrix with scale 1e-3 and 1e3 is not "more sheared").
-  for (let i = 0; i < live.length; i++) {
-    for (let j = i + 1; j < live.length; j++) {
-      const a = live[i] as number, b = live[j] as number;
-      const cos = Math.abs(dot(dirs[a] as Vec3, dirs[b] as Vec3));
-      if (cos > MATRIX_SHEAR_TOLERANCE) {
-        throw new ValidationError('matrix', undefined, 'matrix', `has shear (|cos ∠(column ${a}, column ${b})| = ${Number(cos.toPrecision(3))}, tolerance ${MATRIX_SHEAR_TOLERANCE}); a box can only take rotation, scale and translation`);
-      }
+  // Shear: the non-zero columns must be mutually orthogonal (columnCosines).
+  for (const { a, b, cos } of columnCosines(dirs, live)) {
+    if (cos > MATRIX_SHEAR_TOLERANCE) {
+      throw new ValidationError('matrix', undefined, 'matrix', `has shear (|cos ∠(column ${a}, column ${b})| = ${Number(cos.toPrecision(3))}, tolerance ${MATRIX_SHEAR_TOLERANCE}); a box can only take rotation, scale and translation`);
     }
   }
 

@@ -14,7 +14,10 @@
  * - origin in the sensor frame n · (cos θ_a, sin θ_a, 0), n = beamOriginOffset;
  * - time τ_a = sweepTime · a / A; the sensor's pose at τ interpolates `pose` → `poseEnd`
  *   (position linearly, rotation by slerp) when `poseEnd` is given;
- * - a moving box at τ is centred at c + v·τ, its axes turned by |ω|·τ about ω/|ω| (world frame).
+ * - a moving box at τ is centred at c + v·τ, its axes turned by |ω|·τ about ω/|ω| (world frame);
+ * - a return's intensity (lidarIntensity) I = min(1, ρ · cos α · (r₀ / r)² · e^(−a·r)), ρ the hit
+ *   box's reflectivity, α the angle between the ray and the hit face's normal, the range factor
+ *   only with a reference range r₀, the atmospheric one only with a > 0.
  */
 import type { BoxArray, Quat, Vec3 } from './types.ts';
 import { BOX_F64 } from './types.ts';
@@ -44,6 +47,94 @@ export interface LidarDescription {
   readonly maxRange: number;
   /** Seconds from column 0 to column A (default 0: the whole sweep at one instant). */
   readonly sweepTime?: number;
+  /** How a return's intensity is computed (lidarIntensity; default: reflectivity × incidence cosine). */
+  readonly intensity?: LidarIntensityModel;
+  /** Seeded noise and dropout (default none); the sweep's `seed` chooses the draw. */
+  readonly noise?: LidarNoise;
+  /** The beam as a cone sampled by sub-rays, and which of their echoes are returns (default: one ray, its closest hit). */
+  readonly beam?: LidarBeam;
+}
+
+/**
+ * A beam of finite divergence and its returns, each beam a cone sampled by sub-rays
+ * (docs/lidar.md, "Multiple returns and beam divergence"; beamSubRays: the centre ray, then
+ * `rings` ellipses of `samplesPerRing` rays each, as RGL samples its beams), each sub-ray a sweep
+ * of its own; each beam then keeps the returns of its mode from its sub-rays' hits.
+ */
+export interface LidarBeam {
+  /**
+   * Full divergence angles [horizontal, vertical], radians, each in [0, 0.05] (e.g. the VLP-16's
+   * 3.0 mrad × 1.5 mrad): the outer ring's sub-rays lie half of each off the beam's axis.
+   */
+  readonly divergence: readonly [number, number];
+  /** Ellipses of sub-rays around the centre ray, 1 to 3 (default 1). */
+  readonly rings?: number;
+  /** Sub-rays per ellipse, 3 to 32 (default 8). */
+  readonly samplesPerRing?: number;
+  /**
+   * Which returns a beam keeps from its sub-rays' hits (default 'strongest'): the strongest (the
+   * largest intensity), the last (the largest range), or both ('dual': the strongest and the
+   * last when their ranges differ by at least `minSeparation`; else, as Velodyne's dual mode,
+   * the strongest hit at least `minSeparation` nearer than the last, and the last; else one).
+   */
+  readonly returns?: 'strongest' | 'last' | 'dual';
+  /** 'dual': how far apart two returns' ranges must be to be two, world units > 0 (default 1). */
+  readonly minSeparation?: number;
+}
+
+/** The largest beam divergence a description may ask for, radians (2.9°). */
+export const MAX_LIDAR_DIVERGENCE = 0.05;
+
+/**
+ * Seeded noise and dropout (docs/lidar.md, "Noise and dropout"), each off at 0. Every draw comes
+ * from a counter-based hash of (seed, channel, column, stream) (pcg4d, lidarNoiseDraws), the
+ * same integers on the GPU and in the float64 reference, so a sweep and its seed give the same
+ * noise everywhere and the reference applies the same perturbation to the same ray.
+ */
+export interface LidarNoise {
+  /**
+   * σ₀ of the range noise, world units: a return's range becomes max(0, r + (σ₀ + σ₁·r) · z)
+   * (RGL's distance noise, σ = σ_base + σ_slope · d; CARLA's `noise_stddev` is σ₀ alone).
+   */
+  readonly rangeStdDev?: number;
+  /** σ₁ of the range noise, per world unit of range (default 0). */
+  readonly rangeStdDevPerUnit?: number;
+  /**
+   * σ of each beam's azimuth jitter, radians (at most 0.01): the beam leaves at azimuth φ + δ,
+   * δ = σ · z, before the sweep (RGL's ray-based angular noise about the sensor's z axis).
+   */
+  readonly azimuthStdDev?: number;
+  /** σ of each beam's elevation jitter, radians (at most 0.01): elevation e + ε, ε = σ · z. */
+  readonly elevationStdDev?: number;
+  /** Probability in [0, 1] that a return is dropped at random (CARLA's `dropoff_general_rate`). */
+  readonly dropout?: number;
+  /**
+   * Intensity-based dropout (CARLA's `dropoff_intensity_limit` and `dropoff_zero_intensity`): a
+   * return of intensity I < `limit` is dropped with probability `atZero` · (1 − I / limit).
+   */
+  readonly intensityDropout?: { readonly limit: number; readonly atZero: number };
+}
+
+/** The largest angular noise σ a description may ask for, radians (0.57°; the beams' jitter stays within 6.231 σ). */
+export const MAX_LIDAR_ANGULAR_NOISE = 0.01;
+
+/**
+ * The intensity model of a sensor (docs/lidar.md, "Materials and intensity"): a return from a box of
+ * reflectivity ρ (BoxSet.setMaterials; 1 by default) hit at range r, at an angle α between the
+ * ray and the face's normal, has intensity I = min(1, ρ · cos α · F(r) · E(r)):
+ * - F(r) = (r₀ / r)² with `referenceRange` r₀ (the LiDAR equation's falloff for a Lambertian
+ *   target that fills the beam, P ∝ ρ cos α / r², as in Jutzi & Gross 2009, "Normalization of
+ *   LiDAR intensity data based on range and surface incidence angle", IAPRS XXXVIII-3/W8;
+ *   normalised to 1 at r₀ as the AMS Glossary's "range normalization" does), else 1; I
+ *   saturates at 1 nearer than r₀ · √(ρ cos α);
+ * - E(r) = e^(−a·r) with `atmosphere` a (per world unit: CARLA's `atmosphere_attenuation_rate`,
+ *   0.004 m⁻¹ by default there), else 1.
+ */
+export interface LidarIntensityModel {
+  /** r₀ > 0: the range falloff (r₀ / r)², 1 at r₀ (default: none). */
+  readonly referenceRange?: number;
+  /** a ≥ 0 per world unit: the atmospheric factor e^(−a·r) (default 0: none). */
+  readonly atmosphere?: number;
 }
 
 /** Where the sensor is: its origin and rotation (unit quaternion [x, y, z, w]; default identity). */
@@ -79,7 +170,11 @@ export interface LidarMotion {
  */
 export const MAX_LIDAR_RAYS = 2 ** 28;
 
-const DESCRIPTION_KEYS = new Set(['elevations', 'azimuthSteps', 'azimuthStart', 'azimuthEnd', 'azimuthOffsets', 'beamOriginOffset', 'minRange', 'maxRange', 'sweepTime']);
+const DESCRIPTION_KEYS = new Set(['elevations', 'azimuthSteps', 'azimuthStart', 'azimuthEnd', 'azimuthOffsets', 'beamOriginOffset', 'minRange', 'maxRange', 'sweepTime', 'intensity', 'noise', 'beam']);
+const BEAM_KEYS = new Set(['divergence', 'rings', 'samplesPerRing', 'returns', 'minSeparation']);
+const INTENSITY_KEYS = new Set(['referenceRange', 'atmosphere']);
+const NOISE_KEYS = new Set(['rangeStdDev', 'rangeStdDevPerUnit', 'azimuthStdDev', 'elevationStdDev', 'dropout', 'intensityDropout']);
+const INTENSITY_DROPOUT_KEYS = new Set(['limit', 'atZero']);
 const POSE_KEYS = new Set(['origin', 'rotation']);
 const MOTION_KEYS = new Set(['boxes', 'velocity', 'angularVelocity']);
 
@@ -154,6 +249,181 @@ export function checkLidar(desc: LidarDescription): void {
       }
     });
   }
+  checkIntensityModel(desc.intensity);
+  checkNoise(desc.noise);
+  checkBeam(desc);
+}
+
+function checkBeam(desc: LidarDescription): void {
+  const beam = desc.beam;
+  if (beam === undefined) {
+    return;
+  }
+  if (typeof beam !== 'object' || beam === null || Array.isArray(beam)) {
+    fail('beam', 'must be { divergence: [horizontal, vertical], rings?, samplesPerRing?, returns?, minSeparation? }');
+  }
+  rejectUnknown(beam, BEAM_KEYS, 'beam');
+  const d = beam.divergence as unknown;
+  if (!Array.isArray(d) || d.length !== 2 || !d.every((x) => typeof x === 'number' && x >= 0 && x <= MAX_LIDAR_DIVERGENCE)) {
+    fail('beam.divergence', `must be [horizontal, vertical] full angles in [0, ${MAX_LIDAR_DIVERGENCE}] radians`);
+  }
+  optionalNumber(beam.rings, 'beam.rings', (x) => Number.isInteger(x) && x >= 1 && x <= 3, 'an integer from 1 to 3');
+  optionalNumber(beam.samplesPerRing, 'beam.samplesPerRing', (x) => Number.isInteger(x) && x >= 3 && x <= 32, 'an integer from 3 to 32');
+  if (beam.returns !== undefined && !['strongest', 'last', 'dual'].includes(beam.returns)) {
+    fail('beam.returns', `must be 'strongest', 'last' or 'dual' (got ${String(beam.returns)})`);
+  }
+  optionalNumber(beam.minSeparation, 'beam.minSeparation', (x) => x > 0, 'finite and > 0 (world units)');
+  desc.elevations.forEach((e, c) => {
+    if (!(Math.abs(e) + d[1] / 2 < Math.PI / 2)) {
+      fail('beam.divergence', `[1] takes channel ${c}'s sub-rays to ±90° (elevation ${e} ± ${d[1] / 2})`, c);
+    }
+  });
+}
+
+/**
+ * The sub-rays of a beam (LidarBeam), as (h, v) angular offsets from its axis, radians: first the
+ * centre (0, 0), then for ring l = 0 … L − 1 (scale s = (L − l) / L, outermost first) and vertex
+ * j = 0 … V − 1 the point (H/2 · s · cos 2πj/V, W/2 · s · sin 2πj/V) of the ellipse of the full
+ * divergences H × W — RGL's pattern (MultiReturn.hpp and makeBeamSampleRayTransform in its
+ * optixPrograms.cu: a primary ray and layers of vertices on ellipses scaled by 1 − l/L). Without a
+ * beam, or with no divergence, the centre alone.
+ *
+ * @example
+ * beamSubRays({ divergence: [0.003, 0.0015], samplesPerRing: 4 }) // [[0, 0], [0.0015, 0], [~0, 0.00075], [-0.0015, ~0], [~0, -0.00075]]
+ */
+export function beamSubRays(beam: LidarBeam | undefined): [number, number][] {
+  const out: [number, number][] = [[0, 0]];
+  if (!beam || (beam.divergence[0] === 0 && beam.divergence[1] === 0)) {
+    return out;
+  }
+  const L = beam.rings ?? 1;
+  const V = beam.samplesPerRing ?? 8;
+  const [H, W] = beam.divergence;
+  for (let l = 0; l < L; l++) {
+    const scale = (L - l) / L;
+    for (let j = 0; j < V; j++) {
+      const angle = (2 * Math.PI * j) / V;
+      out.push([(H / 2) * scale * Math.cos(angle), (W / 2) * scale * Math.sin(angle)]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The description whose rays are sub-ray k of every beam of `desc` (beamSubRays): channel c at
+ * elevation e_c + v_k and azimuth offset δ_c + h_k / cos e_c (a horizontal angle h_k off the
+ * beam's axis), with the description's angular noise (every sub-ray of a beam jitters with it)
+ * and intensity model, and nothing else of the returns stage (no beam, no range noise or
+ * dropout: those act on the beam's returns). Sub-ray 0 is the beam's own ray.
+ *
+ * @example
+ * const edge = beamSubRayDescription(desc, 1); // sweep it as any sensor: its rays are the beams' first outer sub-rays
+ */
+export function beamSubRayDescription(desc: LidarDescription, k: number): LidarDescription {
+  const [h, v] = beamSubRays(desc.beam)[k] ?? fail('beam', `has no sub-ray ${k}`);
+  const noise = desc.noise;
+  const copy: Record<string, unknown> = { ...desc };
+  delete copy['beam'];
+  delete copy['noise'];
+  const rest = copy as unknown as LidarDescription;
+  const angular = noise && ((noise.azimuthStdDev ?? 0) > 0 || (noise.elevationStdDev ?? 0) > 0)
+    ? { noise: { ...(noise.azimuthStdDev ? { azimuthStdDev: noise.azimuthStdDev } : {}), ...(noise.elevationStdDev ? { elevationStdDev: noise.elevationStdDev } : {}) } }
+    : {};
+  if (k === 0) {
+    return { ...rest, ...angular };
+  }
+  return {
+    ...rest, ...angular,
+    elevations: desc.elevations.map((e) => e + v),
+    azimuthOffsets: desc.elevations.map((e, c) => (desc.azimuthOffsets?.[c] ?? 0) + h / Math.cos(e)),
+  };
+}
+
+function checkNoise(noise: LidarNoise | undefined): void {
+  if (noise === undefined) {
+    return;
+  }
+  if (typeof noise !== 'object' || noise === null || Array.isArray(noise)) {
+    fail('noise', 'must be { rangeStdDev?, rangeStdDevPerUnit?, azimuthStdDev?, elevationStdDev?, dropout?, intensityDropout? }');
+  }
+  rejectUnknown(noise, NOISE_KEYS, 'noise');
+  optionalNumber(noise.rangeStdDev, 'noise.rangeStdDev', (x) => x >= 0, 'finite and >= 0 (world units)');
+  optionalNumber(noise.rangeStdDevPerUnit, 'noise.rangeStdDevPerUnit', (x) => x >= 0 && x <= 1, 'in [0, 1]');
+  for (const k of ['azimuthStdDev', 'elevationStdDev'] as const) {
+    optionalNumber(noise[k], `noise.${k}`, (x) => x >= 0 && x <= MAX_LIDAR_ANGULAR_NOISE, `in [0, ${MAX_LIDAR_ANGULAR_NOISE}] radians`);
+  }
+  optionalNumber(noise.dropout, 'noise.dropout', (x) => x >= 0 && x <= 1, 'a probability in [0, 1]');
+  const d = noise.intensityDropout;
+  if (d !== undefined) {
+    if (typeof d !== 'object' || d === null) {
+      fail('noise.intensityDropout', 'must be { limit, atZero }');
+    }
+    rejectUnknown(d, INTENSITY_DROPOUT_KEYS, 'noise.intensityDropout');
+    if (!(typeof d.limit === 'number' && d.limit > 0 && d.limit <= 1)) {
+      fail('noise.intensityDropout.limit', `must be an intensity in (0, 1] (got ${String(d.limit)})`);
+    }
+    if (!(typeof d.atZero === 'number' && d.atZero >= 0 && d.atZero <= 1)) {
+      fail('noise.intensityDropout.atZero', `must be a probability in [0, 1] (got ${String(d.atZero)})`);
+    }
+  }
+}
+
+/** Whether a description perturbs its beams' directions (azimuth or elevation noise). */
+export function hasAngularNoise(desc: LidarDescription): boolean {
+  return (desc.noise?.azimuthStdDev ?? 0) > 0 || (desc.noise?.elevationStdDev ?? 0) > 0;
+}
+
+/** Whether a description's beams are cones of several sub-rays (a beam with non-zero divergence). */
+export function hasBeamDivergence(desc: LidarDescription): boolean {
+  return desc.beam !== undefined && (desc.beam.divergence[0] > 0 || desc.beam.divergence[1] > 0);
+}
+
+/** Whether a description's returns pass through noise or dropout after the sweep. */
+export function hasReturnNoise(desc: LidarDescription): boolean {
+  const n = desc.noise;
+  return n !== undefined && ((n.rangeStdDev ?? 0) > 0 || (n.rangeStdDevPerUnit ?? 0) > 0 || (n.dropout ?? 0) > 0 || (n.intensityDropout?.atZero ?? 0) > 0);
+}
+
+/**
+ * The dropout threshold as the kernels compare it: a return is dropped at random when its draw
+ * (a u32) is below ⌊p · 2³²⌋ (p = 1: every draw; an integer, the same on both sides).
+ */
+export function dropoutThreshold(p: number): number {
+  return p >= 1 ? 0xffffffff : Math.floor(p * 2 ** 32);
+}
+
+function checkIntensityModel(model: LidarIntensityModel | undefined): void {
+  if (model === undefined) {
+    return;
+  }
+  if (typeof model !== 'object' || model === null || Array.isArray(model)) {
+    fail('intensity', 'must be { referenceRange?, atmosphere? }');
+  }
+  rejectUnknown(model, INTENSITY_KEYS, 'intensity');
+  optionalNumber(model.referenceRange, 'intensity.referenceRange', (x) => x > 0, 'finite and > 0 (world units)');
+  optionalNumber(model.atmosphere, 'intensity.atmosphere', (x) => x >= 0, 'finite and >= 0 (per world unit)');
+}
+
+/**
+ * The intensity of a return (LidarIntensityModel): min(1, ρ · cos α · (r₀ / r)² · e^(−a·r)),
+ * float64, in the order the GPU computes it (intensityOf, shaders/lidar/returns_common.wgsl). The
+ * range falloff takes r no nearer than r₀ · 10⁻⁶ (a return at r = 0 saturates).
+ *
+ * @example
+ * lidarIntensity({ referenceRange: 10 }, 0.5, 0.8, 20) // 0.5 · 0.8 · (10 / 20)² = 0.1
+ */
+export function lidarIntensity(model: LidarIntensityModel | undefined, reflectivity: number, cosine: number, range: number): number {
+  let g = reflectivity * cosine;
+  const r0 = model?.referenceRange ?? 0;
+  if (r0 > 0) {
+    const q = r0 / Math.max(range, r0 * 1e-6);
+    g *= q * q;
+  }
+  const a = model?.atmosphere ?? 0;
+  if (a > 0) {
+    g *= Math.exp(-a * range);
+  }
+  return Math.min(1, g);
 }
 
 /** azimuthEnd − azimuthStart (2π by default). */

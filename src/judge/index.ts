@@ -5,7 +5,7 @@
  * self-contained HTML page that draws each failing case (htmlReport). The `webgpu-obb judge` and
  * `webgpu-obb cases` commands are these functions with files around them. Underneath them, for
  * proving results in code: the comparator (compareClosestHits, comparePairs, compareLidarSweep,
- * …, formatComparison), its error model (rayDistanceBound, satGapBound, UNIT_ROUNDOFF, …) and
+ * compareDerivedBoxes, …, formatComparison), its error model (rayDistanceBound, satGapBound, UNIT_ROUNDOFF, …) and
  * the seeded and adversarial scene generators (mulberry32, randomBoxes, randomRays,
  * adversarialRayGroups, …).
  *
@@ -42,6 +42,11 @@ export {
 } from '../compare/compare.ts';
 export { compareLidarSweep, compareReturnsPerBox, type LidarCompareInput, type LidarComparison, type SweepImages } from '../compare/lidar.ts';
 export { UNIT_ROUNDOFF, F32_UNIT_ROUNDOFF, rayDistanceBound, positionBound, satGapBound, edgeSkipBand, type Precision } from '../compare/errorModel.ts';
+export {
+  compareDerivedBoxes, deriveBoxes, badBoxes, flagReasons, derivedCenterBound, derivedHalfBound, derivedAxisBound, derivedDecisionBand,
+  K_DERIVE_CENTER, K_DERIVE_HALF, K_DERIVE_AXIS, K_DERIVE_DECISION, DERIVE_RECORD_WORDS, LOCAL_BOX_WORDS,
+  type DeriveInput, type DeriveLayout, type DerivedBoxes, type DerivedRecords, type BadBox,
+} from '../compare/derive.ts';
 
 // Scenes: seeded generators and the adversarial groups.
 export {

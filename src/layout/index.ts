@@ -41,6 +41,11 @@ export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 10
 /** Byte offsets and size of WGSL struct `GridParams`. */
 export const GRID_PARAMS = { SIZE: 48, LO: 0, INV_CELL: 12, DIMS: 16, CELLS: 28, REACH: 32 } as const;
 export const SCATTER_PARAMS = { SIZE: 4, COUNT: 0 } as const;
+/** Byte offsets and size of WGSL struct `DeriveParams` (a GPU-sourced set's derivation, shaders/boxes/derive.wgsl). */
+export const DERIVE_PARAMS = {
+  SIZE: 80, ORIGIN_HI: 0, COUNT: 12, ORIGIN_LO: 16, SOURCE_LAYOUT: 28, LOCAL_CENTER: 32, RECORD_FIRST: 44, LOCAL_HALF: 48,
+  RECORD_STRIDE: 60, LOCAL_FIRST: 64, LOCAL_STRIDE: 68, FLAGS: 72, PAD: 76,
+} as const;
 
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {
@@ -48,6 +53,7 @@ export const LAYOUTS = {
   PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
   BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, LidarSweepParams: LIDAR_SWEEP_PARAMS, FrustumParams: FRUSTUM_PARAMS, GridParams: GRID_PARAMS,
   ScatterParams: SCATTER_PARAMS,
+  DeriveParams: DERIVE_PARAMS,
 } as const;
 
 /**

@@ -16,16 +16,22 @@
  * Both give the same answers (smallest t, then smallest box index; a hit nearer than minRange is
  * no return). Results stay on the GPU (a range image, hit boxes, and a point buffer usable
  * directly as a vertex buffer) and are read back only when asked.
+ * What the beam sees (./returnStage.ts; docs/lidar.md): intensities on request; with noise in the
+ * description, rays perturbed before the sweep and range noise and dropout after it; with a
+ * beam, one sensor per sub-ray beside this one and each beam's returns chosen from their hits.
+ * A sensor without any of it records exactly the sweep it always did.
  */
 import { LIDAR_CLOCKWISE, LIDAR_MOTION, LIDAR_NO_RETURN, LIDAR_PARTIAL, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
 import type { BoxArray, Vec3 } from '../core/types.ts';
-import type { BoxSet } from '../boxes/BoxSet.ts';
+import type { BoxMaterialArrays, BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
 import { LIDAR_PARAMS, LIDAR_SWEEP_PARAMS, OBB, packBoxes, RAY_PARAMS } from '../layout/index.ts';
 import {
-  azimuthSpan, boxAtTime, checkLidar, hasAzimuthOffsets, isFullTurn, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionMatters, motionOf, poseAxes,
+  azimuthSpan, beamSubRayDescription, beamSubRays, boxAtTime, checkLidar, hasAngularNoise, hasAzimuthOffsets, hasReturnNoise, isFullTurn, checkMotion, checkPose,
+  columnFrames, lidarRayAzimuths,
+  lidarTables, motionMatters, motionOf, poseAxes,
   type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
 import { BOX_F64 } from '../core/types.ts';
@@ -38,6 +44,7 @@ import { ExclusiveScan } from '../runtime/scan.ts';
 import { Lifetime } from '../runtime/lifetime.ts';
 import { checkSet } from '../boxes/BoxSet.ts';
 import { lidarMotionRecords, motionChunkWidth } from './motionRecords.ts';
+import { angularNoiseBounds, LidarReturnStage } from './returnStage.ts';
 import { ValidationError } from '../errors.ts';
 
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -66,6 +73,12 @@ export function lidarRasterReason(desc: LidarDescription): string | undefined {
   }
   if (!desc.elevations.every((e) => Math.cos(e) >= 1.7e-3)) {
     reasons.push('elevations at or beyond ±89.9°');
+  } else if (hasAngularNoise(desc) || desc.beam) {
+    // The beams' jitter and their sub-rays must keep every ray's elevation inside ±89.9° too.
+    const spread = angularNoiseBounds(desc).elevation + (desc.beam?.divergence[1] ?? 0) / 2;
+    if (!desc.elevations.every((e) => Math.abs(e) + spread < Math.PI / 2 && Math.cos(Math.abs(e) + spread) >= 1.7e-3)) {
+      reasons.push('elevation noise or beam divergence reaching ±89.9°');
+    }
   }
   return reasons.length > 0 ? reasons.join(', ') : undefined;
 }
@@ -97,7 +110,8 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
  * entry per channel in ascending order of sin e: (sin e, channel) — the lookup from an elevation
  * range to channels — then, for a sensor with per-channel azimuth offsets, cos/sin of θ_a + δ_c
  * per ray (channel-major) and per sorted channel its column shift (k_c mod A, 0): see
- * lidarColumnShifts.
+ * lidarColumnShifts; with angular noise, last, the jitter's bounds (cos γ_el, sin γ_el) and
+ * (γ_az, 0) (angularNoiseBounds).
  */
 export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const base = lidarTables(desc);
@@ -118,7 +132,16 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
       out[at + 2 * k] = ((shifts[c]! % A) + A) % A;
     });
   }
-  return out;
+  if (!hasAngularNoise(desc)) {
+    return out;
+  }
+  // With angular noise, the jitter's bounds last (noiseTurn in shaders/lidar/raster.wgsl):
+  // (cos γ_el, sin γ_el), (γ_az, 0), rounded outwards.
+  const { azimuth, elevation } = angularNoiseBounds(desc);
+  const withNoise = new Float32Array(out.length + 4);
+  withNoise.set(out);
+  withNoise.set([Math.cos(elevation) * (1 - 2 ** -20), Math.sin(elevation) * (1 + 2 ** -20), azimuth * (1 + 2 ** -20), 0], out.length);
+  return withNoise;
 }
 
 /**
@@ -184,14 +207,15 @@ interface RasterBuffers {
 
 const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
 
-/** Read-back parts per sweep: range, box, points, overflow count, tile-list total, compacted count. */
-const PARTS = 6;
+/** Read-back parts per sweep: range, box, points, overflow count, tile-list total, compacted count, intensity, passes, second returns. */
+const PARTS = 9;
 
 /** One sweep's read bytes and the set's state it ran on. */
 interface SweepRun {
   readonly version: number;
   readonly boxes: BoxArray;
   readonly masks: Uint32Array | undefined;
+  readonly materials: BoxMaterialArrays | undefined;
   readonly reads: readonly (ArrayBuffer | undefined)[];
 }
 
@@ -214,6 +238,41 @@ export interface LidarSweepOptions extends LidarMotion {
    * readback; the sweep reads back their count (`returns`). Writes the point buffer. Default false.
    */
   readonly compact?: boolean;
+  /**
+   * Also compute each return's intensity on the GPU (the sensor's intensity model over the set's
+   * materials: docs/lidar.md, "Materials and intensity") and read it back (`intensity`); it stays in
+   * `sensor.intensityBuffer`. Default false.
+   */
+  readonly intensity?: boolean;
+  /**
+   * The noise seed, an integer in [0, 2³²) (default 0): a sensor with noise in its description
+   * draws every perturbation from (seed, channel, column), so a sweep and its seed give the same
+   * noise on every device and in the reference (docs/lidar.md, "Noise and dropout"). Give each
+   * sweep its own (a frame number) for independent noise.
+   */
+  readonly seed?: number;
+  /**
+   * For a sensor whose sweeps end in the returns stage (range noise, dropout): also read back
+   * each sub-ray pass's own hits before it (`passes`: range, box, intensity), which is what
+   * compareLidarReturns judges against the reference ray by ray. Default false.
+   */
+  readonly passes?: boolean;
+}
+
+/** A beam's second return (dual mode): range (LIDAR_NO_RETURN where none), box (−1), intensity (0). */
+export interface LidarSecondReturn {
+  readonly range: Float32Array;
+  readonly box: Int32Array;
+  readonly intensity: Float32Array;
+}
+
+/** One sub-ray pass of a sweep, before the returns stage (noise, dropout, return selection). */
+export interface LidarPass {
+  /** Range per ray (LIDAR_NO_RETURN where none). */
+  readonly range: Float32Array;
+  /** Box per ray (−1 where none). */
+  readonly box: Int32Array;
+  readonly intensity: Float32Array;
 }
 
 /** One sweep read back. Ray (c, a) is at index c · azimuths + a. */
@@ -232,6 +291,22 @@ export interface LidarSweep {
   readonly points: Float32Array | undefined;
   /** The per-point fields, float64, with `fields: true`. */
   readonly fields: LidarPointCloud | undefined;
+  /**
+   * With `intensity: true`: each return's intensity, min(1, ρ · cos α · (r₀ / r)² · e^(−a·r))
+   * (lidarIntensity in src/core/lidar.ts), 0 where there is no return.
+   */
+  readonly intensity: Float32Array | undefined;
+  /** The noise seed the sweep used (0 by default). */
+  readonly seed: number;
+  /** With `passes: true` (a sensor with a returns stage): each sub-ray pass's hits before it. */
+  readonly passes: readonly LidarPass[] | undefined;
+  /**
+   * A sensor with a beam in its description: each beam's count of returns (0 to 2); return 0 is
+   * `range` / `box` / `intensity`, return 1 `second`.
+   */
+  readonly returnCount: Uint8Array | undefined;
+  /** A beam in 'dual' mode: each beam's second return (the last, when two are kept). */
+  readonly second: LidarSecondReturn | undefined;
   /** The method this sweep ran by (its sensor's), and why not the raster method (its sensor's methodReason). */
   readonly method: LidarMethod;
   readonly reason: string | undefined;
@@ -296,6 +371,8 @@ export class LidarSensor {
   private sweepMasks: { readonly capacity: number; readonly buffer: GPUBuffer } | undefined;
   private shifts: ReturnType<typeof lidarColumnShifts> | undefined;
   private compaction: { readonly points: GPUBuffer; readonly rays: GPUBuffer; readonly args: GPUBuffer; readonly slots: GPUBuffer; readonly params: GPUBuffer; readonly scan: ExclusiveScan } | undefined;
+  /** The return stages (intensity), made by the first sweep that asks for them. */
+  private returns: LidarReturnStage | undefined;
   private readonly lifetime: Lifetime;
 
   private constructor(readonly ctx: GpuContext, desc: LidarDescription, method: LidarMethod, methodReason: string | undefined, tileScan: ExclusiveScan | undefined, listCapacity: number | undefined) {
@@ -352,18 +429,34 @@ export class LidarSensor {
       throw new ValidationError('argument', undefined, 'listCapacity', `must be a positive integer (got ${String(options.listCapacity)})`);
     }
     await getKernel(ctx.device, 'bvhLidar', undefined, { BOX_MASKS: false });
+    // A beam of several sub-rays: one sensor of this method per sub-ray beside the beam's own,
+    // each a sweep of its own (beamSubRayDescription), owned and destroyed by this sensor.
+    const subs = await Promise.all(beamSubRays(desc.beam).slice(1).map((_, k) =>
+      LidarSensor.create(ctx, beamSubRayDescription(desc, k + 1), { method, ...(options.listCapacity === undefined ? {} : { listCapacity: options.listCapacity }) })));
+    let sensor: LidarSensor;
     if (method === 'bvh') {
-      return new LidarSensor(ctx, desc, method, wanted === 'bvh' && !rasterReason ? 'requested' : rasterReason, undefined, undefined);
+      sensor = new LidarSensor(ctx, desc, method, wanted === 'bvh' && !rasterReason ? 'requested' : rasterReason, undefined, undefined);
+    } else {
+      const tile = rasterTile(ctx);
+      await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k, undefined, LidarSensor.tileConstants(tile, false))));
+      const tiles = Math.ceil(desc.elevations.length / tile.ch) * Math.ceil(desc.azimuthSteps / tile.az);
+      sensor = new LidarSensor(ctx, desc, method, undefined, await ExclusiveScan.create(ctx, tiles), options.listCapacity);
     }
-    const tile = rasterTile(ctx);
-    await Promise.all(RASTER_KERNELS.map((k) => getKernel(ctx.device, k, undefined, LidarSensor.tileConstants(tile, false))));
-    const tiles = Math.ceil(desc.elevations.length / tile.ch) * Math.ceil(desc.azimuthSteps / tile.az);
-    return new LidarSensor(ctx, desc, method, undefined, await ExclusiveScan.create(ctx, tiles), options.listCapacity);
+    sensor.subRays = subs;
+    return sensor;
+  }
+
+  /** The sensors of a beam's other sub-rays (sub-ray k at index k − 1; none without divergence). */
+  private subRays: readonly LidarSensor[] = [];
+
+  /** Sub-ray passes per beam (1 without divergence). */
+  get passCount(): number {
+    return 1 + this.subRays.length;
   }
 
   /** Whether motionless sweeps need the set's BVH (the bvh method) or not (raster). */
   get needsTree(): boolean {
-    return this.method === 'bvh';
+    return this.method === 'bvh' || this.subRays.some((s) => s.method === 'bvh');
   }
 
   /** Rays per sweep. */
@@ -378,20 +471,79 @@ export class LidarSensor {
    */
   async encodeSweep(
     encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
-    options: LidarMotion & { readonly mask?: number; readonly points?: boolean; readonly compact?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: LidarMotion & {
+      readonly mask?: number; readonly points?: boolean; readonly compact?: boolean; readonly intensity?: boolean; readonly seed?: number;
+      readonly timestampWrites?: GPUComputePassTimestampWrites;
+    } = {},
     operation = 'LidarSensor.encodeSweep',
   ): Promise<void> {
-    await this.encodeRays(encoder, set, bvh, pose, options.compact ? { ...options, points: true } : options, operation);
+    const rays = options.compact ? { ...options, points: true } : options;
+    await this.encodeRays(encoder, set, bvh, pose, rays, operation);
+    // The beam's other sub-rays: each its own sweep (with its intensities), its images a pass.
+    for (const sub of this.subRays) {
+      sub.assertUsable(operation);
+      await sub.encodeRays(encoder, set, bvh, pose, {
+        ...(options.poseEnd === undefined ? {} : { poseEnd: options.poseEnd }),
+        ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
+        ...(options.mask === undefined ? {} : { mask: options.mask }),
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        points: false, intensity: true,
+      }, operation);
+    }
+    if (this.returnsAfter || options.intensity) {
+      const stage = this.returns!;
+      let pass = encoder.beginComputePass({ label: 'obb:lidar-returns' });
+      await stage.encodeIntensity(pass, { set, setup: this.walk!.setup, range: this.rangeBuffer, box: this.boxBuffer });
+      for (const sub of this.subRays) {
+        await sub.returns!.encodeIntensity(pass, { set, setup: sub.walk!.setup, range: sub.rangeBuffer, box: sub.boxBuffer });
+      }
+      if (this.returnsAfter) {
+        // Each sub-ray's hits are a pass of its beam (this sweep's own hits pass 0); the beams'
+        // returns replace the images.
+        pass.end();
+        const passes = this.passCount;
+        stage.copyPass(encoder, 0, passes, { range: this.rangeBuffer, box: this.boxBuffer, intensity: stage.intensityBuffer });
+        this.subRays.forEach((sub, k) => stage.copyPass(encoder, k + 1, passes, { range: sub.rangeBuffer, box: sub.boxBuffer, intensity: sub.returns!.intensityBuffer }));
+        pass = encoder.beginComputePass({ label: 'obb:lidar-beam-returns' });
+        await stage.encodeReturns(pass, {
+          setup: this.walk!.setup, range: this.rangeBuffer, box: this.boxBuffer, points: this.pointsBuffer, passes, dual: this.desc.beam?.returns === 'dual',
+        });
+      }
+      pass.end();
+    }
     if (options.compact) {
       await this.encodeCompact(encoder);
     }
   }
 
+  /** Whether this sensor's sweeps end with the returns stage (range noise, dropout, a beam). */
+  private get returnsAfter(): boolean {
+    return hasReturnNoise(this.desc) || this.desc.beam !== undefined;
+  }
+
+  /** Whether this sensor's sweeps need the return stages at all (with or without `intensity`). */
+  private get needsReturnStage(): boolean {
+    return hasAngularNoise(this.desc) || this.returnsAfter;
+  }
+
+  /** Intensity per ray (f32), written by a sweep with `intensity: true`; undefined before the first. */
+  get intensityBuffer(): GPUBuffer | undefined {
+    return this.returns?.intensityBuffer;
+  }
+
+  /**
+   * Records the sweep kernels; returns how many boxes move in this sweep. With the return stages
+   * (`intensity`, or noise in the description) the sweep's setup table is written whatever the
+   * method (the stages read their rays and boxes from it), the stages' parameters are written,
+   * and with angular noise the setup's rays are perturbed before the sweep reads them.
+   */
   private async encodeRays(
     encoder: GPUCommandEncoder, set: BoxSet, bvh: Bvh | undefined, pose: LidarPose,
-    options: LidarMotion & { readonly mask?: number; readonly points?: boolean; readonly timestampWrites?: GPUComputePassTimestampWrites },
+    options: LidarMotion & {
+      readonly mask?: number; readonly points?: boolean; readonly intensity?: boolean; readonly seed?: number; readonly timestampWrites?: GPUComputePassTimestampWrites;
+    },
     operation: string,
-  ): Promise<void> {
+  ): Promise<number> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
     checkPose(pose);
@@ -407,6 +559,11 @@ export class LidarSensor {
       // column's time) and the chunks' motion records; the moving boxes' masks cleared.
       const chunkWidth = motion ? motionChunkWidth(this.azimuths) : 0;
       const masks = motion ? this.writeWalkSetup(set, pose, options, moving, chunkWidth) : undefined;
+      if (!motion && (options.intensity || this.needsReturnStage)) {
+        // The return stages read the rays from the setup table, which a static raster sweep skips.
+        this.writeWalkSetup(set, pose, options, 0);
+      }
+      const noise = await this.beginReturns(encoder, set, moving, options);
       const [ax, ay, az] = poseAxes(pose);
       const bytes = new ArrayBuffer(LIDAR_PARAMS.SIZE);
       const f = new Float32Array(bytes);
@@ -433,13 +590,14 @@ export class LidarSensor {
       u[LIDAR_PARAMS.CHUNK_WIDTH / 4] = chunkWidth;
       device.queue.writeBuffer(this.params, 0, bytes);
       device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks || set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
-      await this.encodeRaster(encoder, set, options.timestampWrites, motion ? { setup: this.walk!.setup, masks, slots: set.count + moving } : undefined);
-      return;
+      await this.encodeRaster(encoder, set, options.timestampWrites, motion ? { setup: this.walk!.setup, masks, slots: set.count + moving } : undefined, noise);
+      return moving;
     }
     if (set.count >= 2 && !bvh) {
       throw new ValidationError('argument', undefined, 'tree', `${operation}: this sweep walks the set's tree (${this.methodReason ?? 'the bvh method'}); pass it`);
     }
     const masks = this.writeWalkSetup(set, pose, options, moving);
+    await this.beginReturns(encoder, set, moving, options);
     const boxMasks = masks !== undefined || set.masks !== undefined;
     device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (boxMasks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
     const sweepBytes = new ArrayBuffer(LIDAR_SWEEP_PARAMS.SIZE);
@@ -460,6 +618,31 @@ export class LidarSensor {
       sweep: this.sweepParams, lidarSetup: this.walk!.setup, lidarRange: this.rangeBuffer, lidarBox: this.boxBuffer, lidarPoints: this.pointsBuffer,
     }, Math.ceil(this.rayCount / kernel.workgroupSize), 'obb:lidar');
     pass.end();
+    return moving;
+  }
+
+  /**
+   * The return stages' share of a sweep before its kernels (the setup table written): their
+   * parameters, and with angular noise in the description the perturbed rays
+   * (shaders/lidar/noise_rays.wgsl) in a pass of their own. Returns the setup table when the
+   * rays were perturbed (the raster method then reads them from it), else undefined.
+   */
+  private async beginReturns(encoder: GPUCommandEncoder, set: BoxSet, moving: number, options: { readonly intensity?: boolean; readonly seed?: number; readonly points?: boolean }): Promise<GPUBuffer | undefined> {
+    if (!options.intensity && !this.needsReturnStage) {
+      return undefined;
+    }
+    const stage = this.returns ??= new LidarReturnStage(this.ctx, this.desc);
+    stage.prepare({
+      set, moving, seed: options.seed ?? 0, passes: this.passCount, points: options.points !== false,
+      ...(this.desc.beam ? { mode: this.desc.beam.returns ?? 'strongest', minSeparation: this.desc.beam.minSeparation ?? 1 } : {}),
+    });
+    if (!hasAngularNoise(this.desc)) {
+      return undefined;
+    }
+    const pass = encoder.beginComputePass({ label: 'obb:lidar-noise' });
+    await stage.encodeNoiseRays(pass, this.walk!.setup, () => this.rayTable ??= lidarRayTable(this.desc));
+    pass.end();
+    return this.walk!.setup;
   }
 
   /**
@@ -503,7 +686,7 @@ export class LidarSensor {
       // Rounded outwards to f32 (and δ by the f32 rounding of the positions the kernel sees).
       const up = (x: number): number => x * (1 + 2 ** -20);
       const at = 16 * A + 4 * moving + 12 * A * moving;
-      lidarMotionRecords(this.desc, frames, chunkWidth, (this.shifts ??= lidarColumnShifts(this.desc)).shift).forEach((r, k) => {
+      lidarMotionRecords(this.desc, frames, chunkWidth, (this.shifts ??= lidarColumnShifts(this.desc)).shift, angularNoiseBounds(this.desc)).forEach((r, k) => {
         const rel: Vec3 = [r.position[0] - ox, r.position[1] - oy, r.position[2] - oz];
         const o = at + 12 * k;
         u[o] = r.column;
@@ -610,9 +793,12 @@ export class LidarSensor {
     pass.end();
   }
 
-  /** The raster kernels' overrides: the tile width, and whether the motion path is compiled in. */
-  private static tileConstants(tile: { readonly ch: number; readonly az: number }, motion: boolean): Record<string, number> {
-    return { TILE_AZ: tile.az, MOTION: motion ? 1 : 0 };
+  /**
+   * The raster kernels' overrides: the tile width, whether the motion path is compiled in, and
+   * (only when on, so a sensor without it compiles what it always did) the beams' angular noise.
+   */
+  private static tileConstants(tile: { readonly ch: number; readonly az: number }, motion: boolean, noise = false): Record<string, number> {
+    return noise ? { TILE_AZ: tile.az, MOTION: motion ? 1 : 0, NOISE: 1 } : { TILE_AZ: tile.az, MOTION: motion ? 1 : 0 };
   }
 
   /** The raster method's per-box records and tile lists for `count` boxes (grown, never shrunk). */
@@ -650,12 +836,13 @@ export class LidarSensor {
   private async encodeRaster(
     encoder: GPUCommandEncoder, set: BoxSet, timestampWrites: GPUComputePassTimestampWrites | undefined,
     motion: { readonly setup: GPUBuffer; readonly masks: GPUBuffer | undefined; readonly slots: number } | undefined,
+    noiseSetup?: GPUBuffer,
   ): Promise<void> {
     const device = this.ctx.device;
     const tile = this.tile!;
     const slots = motion?.slots ?? set.count;
     const buffers = this.rasterBuffersFor(slots);
-    const constants = LidarSensor.tileConstants(tile, motion !== undefined);
+    const constants = LidarSensor.tileConstants(tile, motion !== undefined, noiseSetup !== undefined);
     const [footprint, bin, sortTiles, tiles] = await Promise.all([
       getKernel(device, 'lidarFootprint', undefined, constants), getKernel(device, 'lidarBin', undefined, constants),
       getKernel(device, 'lidarSortTiles', undefined, constants), getKernel(device, 'lidarTiles', undefined, constants),
@@ -665,8 +852,8 @@ export class LidarSensor {
     encoder.clearBuffer(tileCounters);
     const pass = encoder.beginComputePass(timestampWrites ? { label: 'obb:lidar-raster', timestampWrites } : { label: 'obb:lidar-raster' });
     const boxGroups = Math.ceil(slots / footprint.workgroupSize);
-    // Without motion the setup is not read: any storage buffer stands in.
-    const lidarSetup = motion?.setup ?? this.noNodes;
+    // Without motion (or noise) the setup is not read: any storage buffer stands in.
+    const lidarSetup = motion?.setup ?? noiseSetup ?? this.noNodes;
     const lists = { lidar: this.params, boxData: buffers.boxData, tileCounters, tileLists: buffers.lists };
     dispatch(device, pass, footprint, {
       ...lists, params: this.rayParams, boxes: set.buffer, boxMasks: motion?.masks ?? set.maskBuffer, lidarTables: tables, lidarSetup,
@@ -717,6 +904,10 @@ export class LidarSensor {
       job.sensor.assertUsable(operation);
       checkPose(job.pose);
       checkMotion(job.options ?? {}, set.count);
+      const seed = job.options?.seed;
+      if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+        throw new ValidationError('argument', k, 'seed', `must be an integer in [0, 2^32) (got ${String(seed)})`);
+      }
     });
     checkSet(ctx, set, 'set', operation);
     const runs = await LidarSensor.submit(ctx, set, tree, jobs, operation);
@@ -732,6 +923,10 @@ export class LidarSensor {
         if (high === 0 && count! > sensor.listCapacity) {
           ctx.assertBindingFits('LiDAR raster tile lists', count! * 4);
           sensor.wantedListCapacity = Math.ceil(count! * 1.25);
+          // A beam's sub-rays have nearly its footprints: their lists grow with it.
+          for (const sub of sensor.subRays) {
+            sub.wantedListCapacity = Math.max(sub.wantedListCapacity ?? 0, sensor.wantedListCapacity);
+          }
           const [again] = await LidarSensor.submit(ctx, set, tree, [job], operation);
           if (again!.version === run.version) {
             run = again!;
@@ -750,7 +945,7 @@ export class LidarSensor {
     // The sweeps and their readbacks started in the same turn (the copies follow the sweeps on the
     // queue, so a later sweep of these sensors cannot overwrite the results first).
     const started = await ctx.sequence(operation, async () => {
-      const needsTree = jobs.some((j) => j.sensor.method === 'bvh');
+      const needsTree = jobs.some((j) => j.sensor.needsTree);
       const bvh = !needsTree ? undefined : typeof tree === 'function' ? await tree() : tree;
       const encoder = ctx.device.createCommandEncoder({ label: 'obb:lidar' });
       const parts: { source: GPUBuffer; size: number; offset?: number }[] = [];
@@ -758,6 +953,8 @@ export class LidarSensor {
         await sensor.encodeSweep(encoder, set, bvh, pose, {
           points: options.points === true,
           compact: options.compact === true,
+          intensity: options.intensity === true,
+          seed: options.seed ?? 0,
           ...(options.mask === undefined ? {} : { mask: options.mask }),
           ...(options.poseEnd === undefined ? {} : { poseEnd: options.poseEnd }),
           ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
@@ -773,50 +970,115 @@ export class LidarSensor {
           raster ? { source: sensor.tileCounters!, size: 4, offset: 8 * tiles + 8 } : { source: sensor.overflow, size: 4 },
           { source: sensor.tileCounters ?? sensor.overflow, size: raster && sensor.tileCounters ? 8 : 0, offset: 8 * tiles },
           { source: sensor.compaction?.args ?? sensor.overflow, size: options.compact ? 4 : 0 },
+          { source: sensor.returns?.intensityBuffer ?? sensor.overflow, size: options.intensity ? n * 4 : 0 },
+          sensor.returnsAfter && options.passes
+            ? { source: sensor.returns!.passesBuffer(sensor.passCount), size: 12 * n * sensor.passCount }
+            : { source: sensor.overflow, size: 0 },
+          sensor.desc.beam?.returns === 'dual' ? { source: sensor.returns!.secondBuffer, size: 16 * n } : { source: sensor.overflow, size: 0 },
         );
       }
       // The sweeps and the copies of their results in one submission.
       const reads = ctx.readbackParts(parts, operation, undefined, encoder);
-      return { version: set.version, boxes: set.boxes, masks: set.masks, reads };
+      return { version: set.version, boxes: set.boxes, masks: set.masks, materials: set.materials, reads };
     });
     const all = await started.reads;
-    return jobs.map((_, k) => ({ version: started.version, boxes: started.boxes, masks: started.masks, reads: all.slice(PARTS * k, PARTS * k + PARTS) }));
+    return jobs.map((_, k) => ({
+      version: started.version, boxes: started.boxes, masks: started.masks, materials: started.materials, reads: all.slice(PARTS * k, PARTS * k + PARTS),
+    }));
   }
 
   /** A sweep's results from its read bytes: unanswered rays by the reference, counts, fields. */
   private finish(run: SweepRun, pose: LidarPose, options: LidarSweepOptions): LidarSweep {
-    const [rangeBytes, boxBytes, pointBytes, overflowBytes, , compactBytes] = run.reads;
+    const [rangeBytes, boxBytes, pointBytes, overflowBytes, , compactBytes, intensityBytes, passBytes, secondBytes] = run.reads;
     const n = this.rayCount;
     const range = new Float32Array(rangeBytes!);
     // Read as int32, NO_BOX is already -1 (box indices stay below 2^31: one binding holds them).
     const box = new Int32Array(boxBytes!);
     const points = options.points ? new Float32Array(pointBytes!) : undefined;
+    const intensity = options.intensity ? new Float32Array(intensityBytes!) : undefined;
+    const seed = options.seed ?? 0;
+    const passes = passBytes!.byteLength > 0 ? LidarSensor.passesOf(passBytes!, this.passCount, n) : undefined;
+    // Dual mode: the second returns and the counts, from (range bits, box, intensity bits, count) per beam.
+    let second: LidarSecondReturn | undefined;
+    let returnCount: Uint8Array | undefined;
+    if (secondBytes!.byteLength > 0) {
+      const words = new Uint32Array(secondBytes!);
+      const floats = new Float32Array(secondBytes!);
+      const ints = new Int32Array(secondBytes!);
+      second = {
+        range: Float32Array.from({ length: n }, (_, r) => floats[4 * r]!),
+        box: Int32Array.from({ length: n }, (_, r) => ints[4 * r + 1]!),
+        intensity: Float32Array.from({ length: n }, (_, r) => floats[4 * r + 2]!),
+      };
+      returnCount = Uint8Array.from({ length: n }, (_, r) => words[4 * r + 3]!);
+    } else if (this.desc.beam) {
+      returnCount = Uint8Array.from(box, (b) => (b >= 0 ? 1 : 0));
+    }
     const overflowed = new Uint32Array(overflowBytes!)[0]!;
     const motion: LidarMotion = {
       ...(options.poseEnd === undefined ? {} : { poseEnd: options.poseEnd }),
       ...(options.boxMotion === undefined ? {} : { boxMotion: options.boxMotion }),
     };
-    // Rays left unanswered (LIDAR_UNANSWERED, −2 as int32) are counted in `overflowed`: none when it is 0.
+    // Rays left unanswered (LIDAR_UNANSWERED, −2 as int32) are counted in `overflowed`: none when it
+    // is 0, unless a sub-ray's sweep left some (its beam then says so).
     let reference: ReturnType<typeof lidarSweepReference> | undefined;
-    for (let r = 0; overflowed > 0 && r < n; r++) {
+    for (let r = 0; (overflowed > 0 || this.subRays.length > 0) && r < n; r++) {
       if (box[r] === LIDAR_UNANSWERED << 0) {
-        reference ??= lidarSweepReference(run.boxes, this.desc, pose, motion,
-          run.masks ? { boxMasks: run.masks, ...(options.mask === undefined ? {} : { mask: options.mask }) } : {});
+        reference ??= lidarSweepReference(run.boxes, this.desc, pose, motion, {
+          ...(run.masks ? { boxMasks: run.masks, ...(options.mask === undefined ? {} : { mask: options.mask }) } : {}),
+          ...(intensity ? { intensity: true } : {}), ...(run.materials ? { materials: run.materials } : {}), seed,
+        });
         box[r] = reference.box[r]!;
         range[r] = reference.box[r]! >= 0 ? reference.range[r]! : LIDAR_NO_RETURN;
+        if (intensity) {
+          intensity[r] = reference.intensity![r]!;
+        }
+        if (second && reference.second) {
+          second.range[r] = reference.second.box[r]! >= 0 ? reference.second.range[r]! : LIDAR_NO_RETURN;
+          second.box[r] = reference.second.box[r]!;
+          second.intensity[r] = reference.second.intensity[r]!;
+        }
+        if (returnCount) {
+          returnCount[r] = reference.returnCount?.[r] ?? (reference.box[r]! >= 0 ? 1 : 0);
+        }
+      }
+    }
+    if (reference && this.subRays.length > 0) {
+      // A sub-ray's raster lists may have been short where this sensor's were not: the next
+      // sweep gives them twice the room rather than leave its beams to the CPU again.
+      for (const sub of this.subRays) {
+        if (sub.method === 'raster') {
+          sub.wantedListCapacity = Math.max(sub.wantedListCapacity ?? 0, 2 * sub.listCapacity);
+        }
       }
     }
     const { method, methodReason: reason } = this;
+    const returnsPerBox = countReturns(box, run.boxes.count);
+    for (const b of second?.box ?? []) {
+      if (b >= 0) {
+        returnsPerBox[b]!++;
+      }
+    }
     return {
       channels: this.channels, azimuths: this.azimuths, range, box,
-      returnsPerBox: countReturns(box, run.boxes.count),
+      returnsPerBox,
       compacted: options.compact ? new Uint32Array(compactBytes!)[0]! : undefined,
       points,
-      fields: options.fields ? lidarPointFields(run.boxes, this.desc, pose, motion, range, box) : undefined,
+      fields: options.fields ? lidarPointFields(run.boxes, this.desc, pose, motion, range, box, { seed }) : undefined,
+      intensity, seed, passes, second, returnCount,
       method, reason, overflowed,
     };
   }
 
+
+  /** The passes buffer's bytes (P ranges, P boxes, P intensities) as one image set per pass. */
+  private static passesOf(bytes: ArrayBuffer, count: number, n: number): LidarPass[] {
+    return Array.from({ length: count }, (_, p) => ({
+      range: new Float32Array(bytes, 4 * p * n, n).slice(),
+      box: new Int32Array(bytes, 4 * (count + p) * n, n).slice(),
+      intensity: new Float32Array(bytes, 4 * (2 * count + p) * n, n).slice(),
+    }));
+  }
 
   /** Throws StaleObjectError when this sensor was destroyed or its device replaced. */
   assertUsable(operation: string): void {
@@ -841,6 +1103,11 @@ export class LidarSensor {
       }
     }
     this.tileScan?.destroy();
+    this.returns?.destroy();
+    this.returns = undefined;
+    for (const sub of this.subRays) {
+      sub.destroy();
+    }
     this.compaction?.scan.destroy();
     this.compaction = undefined;
     this.walk = undefined;

@@ -19,9 +19,15 @@ export interface MotionRecord {
   readonly grow: number;
   /** Δτ: at least |τ − τ_ref| over the chunk's rays' times (s). */
   readonly timeSpread: number;
-  /** γ: at least the angle between any of the chunk's rays' frames and the reference frame (rad). */
+  /**
+   * γ: at least the angle between any of the chunk's rays' frames and the reference frame (rad),
+   * plus the bound of the beams' elevation jitter.
+   */
   readonly turn: number;
-  /** asin(sin γ / cos E), E the steepest channel's |elevation|; 4 (any azimuth) when γ + E nears 90°. */
+  /**
+   * asin(sin γ / cos E), E the steepest channel's |elevation| plus the elevation jitter's bound;
+   * 4 (any azimuth) when γ + E nears 90°; plus the azimuth jitter's bound.
+   */
   readonly azimuthPad: number;
 }
 
@@ -62,8 +68,16 @@ function encoderColumns(A: number, first: number, end: number, shifts: Int32Arra
   return out;
 }
 
+/** The bounds of the beams' angular jitter (radians; none: 0), which the records carry too. */
+export interface BeamJitter {
+  readonly azimuth: number;
+  readonly elevation: number;
+}
+
 /** One record over image columns [first, end). */
-function recordOver(desc: LidarDescription, frames: readonly ColumnFrame[], first: number, end: number, shifts: Int32Array, steepest: number): MotionRecord {
+function recordOver(
+  desc: LidarDescription, frames: readonly ColumnFrame[], first: number, end: number, shifts: Int32Array, steepest: number, jitter: BeamJitter,
+): MotionRecord {
   const A = desc.azimuthSteps;
   const full = isFullTurn(desc);
   const columns = encoderColumns(A, first, end, shifts, full);
@@ -81,24 +95,31 @@ function recordOver(desc: LidarDescription, frames: readonly ColumnFrame[], firs
     timeSpread = Math.max(timeSpread, Math.abs(f.time - ref.time));
   }
   let azimuthPad = 0;
+  // A jittered beam leaves within γ_el of its channel's elevation and γ_az of its azimuth, and
+  // the frame's turn applies to that direction: elevations widen by γ + γ_el, azimuths by
+  // asin(sin γ / cos(E + γ_el)) + γ_az.
+  const steep = steepest + jitter.elevation;
   if (turn > 0) {
     // The margin covers the kernel's f32 axes (about 1e-7 rad).
     turn += 1e-6;
-    azimuthPad = turn + steepest >= Math.PI / 2 - 1e-3 ? 4 : Math.asin(Math.min(1, Math.sin(turn) / Math.cos(steepest))) * (1 + 1e-6);
+    azimuthPad = turn + steep >= Math.PI / 2 - 1e-3 ? 4 : Math.asin(Math.min(1, Math.sin(turn) / Math.cos(steep))) * (1 + 1e-6);
   }
-  return { column, position: ref.position, grow, timeSpread, turn, azimuthPad };
+  return { column, position: ref.position, grow, timeSpread, turn: turn + jitter.elevation, azimuthPad: azimuthPad + jitter.azimuth };
 }
 
 /**
  * The whole sweep's record, then one per chunk of `chunkWidth` image columns (the last may be
- * narrower). `shifts`: each channel's whole-column shift (lidarColumnShifts).
+ * narrower). `shifts`: each channel's whole-column shift (lidarColumnShifts); `jitter`: the
+ * bounds of the beams' angular noise, added to every record's turn and azimuth pad (default none).
  */
-export function lidarMotionRecords(desc: LidarDescription, frames: readonly ColumnFrame[], chunkWidth: number, shifts: Int32Array): MotionRecord[] {
+export function lidarMotionRecords(
+  desc: LidarDescription, frames: readonly ColumnFrame[], chunkWidth: number, shifts: Int32Array, jitter: BeamJitter = { azimuth: 0, elevation: 0 },
+): MotionRecord[] {
   const A = desc.azimuthSteps;
   const steepest = Math.max(...desc.elevations.map((e) => Math.abs(e)));
-  const records = [recordOver(desc, frames, 0, A, shifts, steepest)];
+  const records = [recordOver(desc, frames, 0, A, shifts, steepest, jitter)];
   for (let first = 0; first < A; first += chunkWidth) {
-    records.push(recordOver(desc, frames, first, Math.min(A, first + chunkWidth), shifts, steepest));
+    records.push(recordOver(desc, frames, first, Math.min(A, first + chunkWidth), shifts, steepest, jitter));
   }
   return records;
 }

@@ -12,23 +12,86 @@ import { aabbHalfWidthAt } from '../core/helpers.ts';
 import { CapacityError } from '../errors.ts';
 import type { LidarPointCloud } from '../files/pointCloud.ts';
 import {
-  boxAtTime, checkLidar, hasAzimuthOffsets, checkMotion, checkPose, columnFrames, lidarRayAzimuths, lidarTables, motionOf,
+  beamSubRayDescription, beamSubRays, boxAtTime, checkLidar, dropoutThreshold, hasAngularNoise, hasAzimuthOffsets, hasReturnNoise, checkMotion, checkPose,
+  columnFrames, lidarIntensity, lidarRayAzimuths, lidarTables, motionOf,
   type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
+import { LIDAR_GAUSS_TABLE } from '../constants.ts';
 import { BoxGrid, closestHitGrid, paddedAabbs, type AccelProgress } from './accel.ts';
 import { makeRayObbScratch, rayObbAt } from './query/rayObb.ts';
 
 export { checkLidar, checkPose, lidarTables, linearElevations, poseAxes, type LidarDescription, type LidarPose } from '../core/lidar.ts';
 
 /**
+ * pcg4d, the counter-based hash of Jarzynski and Olano ("Hash Functions for GPU Rendering",
+ * JCGT 9(3), 2020), on four u32 lanes: the twin of pcg4d in shaders/lidar/noise.wgsl, exact
+ * (Math.imul and unsigned shifts are the GPU's u32 arithmetic).
+ *
+ * @example
+ * pcg4d(3, 700, 42, 0) // the draws of channel 3, column 700, seed 42, stream 0
+ */
+export function pcg4d(x: number, y: number, z: number, w: number): [number, number, number, number] {
+  let a = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+  let b = (Math.imul(y, 1664525) + 1013904223) >>> 0;
+  let c = (Math.imul(z, 1664525) + 1013904223) >>> 0;
+  let d = (Math.imul(w, 1664525) + 1013904223) >>> 0;
+  a = (a + Math.imul(b, d)) >>> 0;
+  b = (b + Math.imul(c, a)) >>> 0;
+  c = (c + Math.imul(a, b)) >>> 0;
+  d = (d + Math.imul(b, c)) >>> 0;
+  a = (a ^ (a >>> 16)) >>> 0;
+  b = (b ^ (b >>> 16)) >>> 0;
+  c = (c ^ (c >>> 16)) >>> 0;
+  d = (d ^ (d >>> 16)) >>> 0;
+  a = (a + Math.imul(b, d)) >>> 0;
+  b = (b + Math.imul(c, a)) >>> 0;
+  c = (c + Math.imul(a, b)) >>> 0;
+  d = (d + Math.imul(b, c)) >>> 0;
+  return [a, b, c, d];
+}
+
+/**
+ * A standard normal deviate from one hash word, bit for bit the GPU's (gaussianOf in
+ * shaders/lidar/noise.wgsl): the sign from the top bit, |z| from the 31 others by the table of
+ * half-normal quantiles LIDAR_GAUSS_TABLE (src/constants.ts), interpolated in integers.
+ *
+ * @example
+ * gaussianOf(pcg4d(3, 700, 42, 0)[0]) // z, |z| ≤ 6.2303
+ */
+export function gaussianOf(h: number): number {
+  const x = (h << 1) >>> 0;
+  const j = Math.clz32(~x >>> 0);
+  const rest = j < 31 ? (x << (j + 1)) >>> 0 : 0;
+  const k = 16 * j + (rest >>> 28);
+  const w = (rest >>> 16) & 0xfff;
+  const lo = LIDAR_GAUSS_TABLE[k]!;
+  const hi = LIDAR_GAUSS_TABLE[k + 1]!;
+  const magnitude = (lo + Math.floor(((hi - lo) * w) / 4096)) / 1048576;
+  return h >>> 31 ? -magnitude : magnitude;
+}
+
+/**
+ * A uniform draw in [0, 1) from one hash word (its top 24 bits over 2²⁴), the GPU's uniformOf.
+ *
+ * @example
+ * uniformOf(pcg4d(3, 700, 42, 1)[2]) < 0.4 // a draw against a probability
+ */
+export function uniformOf(h: number): number {
+  return (h >>> 8) / 16777216;
+}
+
+/**
  * Every ray of one sweep, float64 (channel-major: index c · azimuthSteps + a). With `poseEnd`
- * (and sweepTime > 0) each column's rays start from the pose at its own time.
+ * (and sweepTime > 0) each column's rays start from the pose at its own time. With angular noise
+ * in the description (LidarNoise), ray (c, a) leaves at azimuth φ + δ and elevation e + ε, δ and
+ * ε σ times the first two deviates of pcg4d(c, a, seed, 0), as the GPU perturbs it
+ * (shaders/lidar/noise_rays.wgsl).
  *
  * @example
  * const rays = lidarRays({ elevations: linearElevations(128, -25, 15), azimuthSteps: 2048, maxRange: 200 }, { origin: [0, 0, 2] });
  * closestHit(boxes, rays) // the reference range image (before minRange)
  */
-export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: LidarPose): RayArray {
+export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: LidarPose, options: { readonly seed?: number } = {}): RayArray {
   checkLidar(desc);
   checkPose(pose);
   if (poseEnd !== undefined) {
@@ -40,14 +103,28 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
   const tables = lidarTables(desc);
   // Per-ray azimuths only when some channel has an offset (else the column's cos/sin serve all).
   const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
+  const jitter = hasAngularNoise(desc);
+  const seed = (options.seed ?? 0) >>> 0;
+  const sigmaAz = desc.noise?.azimuthStdDev ?? 0;
+  const sigmaEl = desc.noise?.elevationStdDev ?? 0;
   const data = new Float64Array(C * A * 7);
   for (let c = 0; c < C; c++) {
-    const ce = tables[2 * (A + c)]!;
-    const se = tables[2 * (A + c) + 1]!;
+    const ce0 = tables[2 * (A + c)]!;
+    const se0 = tables[2 * (A + c) + 1]!;
     for (let a = 0; a < A; a++) {
       const k = perRay ? c * A + a : a;
-      const cos = perRay ? perRay[2 * k]! : tables[2 * a]!;
-      const sin = perRay ? perRay[2 * k + 1]! : tables[2 * a + 1]!;
+      let cos = perRay ? perRay[2 * k]! : tables[2 * a]!;
+      let sin = perRay ? perRay[2 * k + 1]! : tables[2 * a + 1]!;
+      let ce = ce0;
+      let se = se0;
+      if (jitter) {
+        // The beam's jitter: azimuth φ + δ, elevation e + ε (angle addition).
+        const h = pcg4d(c, a, seed, 0);
+        const d = sigmaAz * gaussianOf(h[0]);
+        const e = sigmaEl * gaussianOf(h[1]);
+        [cos, sin] = [cos * Math.cos(d) - sin * Math.sin(d), sin * Math.cos(d) + cos * Math.sin(d)];
+        [ce, se] = [ce * Math.cos(e) - se * Math.sin(e), se * Math.cos(e) + ce * Math.sin(e)];
+      }
       const { beamOrigin, axes: [ax, ay, az] } = frames[a]!;
       const lx = ce * cos;
       const ly = ce * sin;
@@ -101,6 +178,23 @@ export function columnBoxes(
   };
 }
 
+/** One sub-ray pass of a reference sweep: its hits before minRange, its images after it. */
+export interface ReferencePass {
+  readonly range: Float64Array;
+  readonly box: Int32Array;
+  readonly closestBox: Int32Array;
+  readonly closestT: Float64Array;
+  /** Each hit's intensity (sweeps with a returns stage). */
+  readonly intensity?: Float64Array;
+}
+
+/** A beam's second return (dual mode): range (−1 = none), box (−1), intensity (0). */
+export interface ReferenceSecondReturn {
+  readonly range: Float64Array;
+  readonly box: Int32Array;
+  readonly intensity: Float64Array;
+}
+
 /** A sweep by the reference: per ray the range (−1 = no return) and box (−1), per box the returns. */
 export interface ReferenceSweep {
   readonly channels: number;
@@ -111,6 +205,25 @@ export interface ReferenceSweep {
   readonly closestBox: Int32Array;
   readonly closestT: Float64Array;
   readonly returnsPerBox: Uint32Array;
+  /**
+   * With `intensity: true` (or a returns stage): each return's intensity (lidarIntensity; 0
+   * where no return).
+   */
+  readonly intensity?: Float64Array;
+  /**
+   * With a returns stage (range noise, dropout): each pass's own hits and intensities, before
+   * the returns were chosen, perturbed and dropped; the images above are the returns.
+   */
+  readonly passes?: readonly ReferencePass[];
+  /** With a returns stage: the second return of each beam (dual mode; none otherwise). */
+  readonly second?: ReferenceSecondReturn;
+  /** With a returns stage: how many returns each beam kept (0 to 2). */
+  readonly returnCount?: Uint8Array;
+  /**
+   * With a returns stage, per beam r and return k (index 2r + k): the pass the return came from
+   * and the draw slot j it was perturbed with (pcg4d(c, a, seed, 1 + j)); −1 for none.
+   */
+  readonly returnSource?: { readonly pass: Int8Array; readonly slot: Int8Array };
 }
 
 /** Filters of a reference sweep (as the GPU sweep's `mask` over the set's box masks), and its progress. */
@@ -119,6 +232,61 @@ export interface ReferenceSweepOptions {
   readonly mask?: number;
   /** Hears (rays done, rays, hits so far) every few thousand rays. */
   readonly onProgress?: AccelProgress;
+  /** Also each return's intensity (the sensor's intensity model; `materials` for the reflectivities). */
+  readonly intensity?: boolean;
+  /** Per-box reflectivity (BoxSet.materials; default 1 for every box). */
+  readonly materials?: { readonly reflectivity?: ArrayLike<number> };
+  /** The noise seed (the sweep's; default 0), for a description with noise. */
+  readonly seed?: number;
+}
+
+/**
+ * Where a point p on box i (record of `at`, BOX_F64 layout) lies and how a ray along d meets it
+ * there: for each box axis k, how far out p is along it relative to the half extent, |q_k| / h_k
+ * (q_k = (p − c) · u_k / |u_k|; a flat axis: 1 when q_k = 0, else Infinity — the GPU takes
+ * F32_MAX), and the cosine |d · u_k| / |u_k| of the angle between d and that axis, the normal
+ * of its faces. The twin of hitAxes in shaders/lidar/returns_common.wgsl.
+ *
+ * @example
+ * const point = [10, 0.5, 0.2], direction = [1, 0, 0]; // a hit point on box 3, the ray's unit direction
+ * const out = { ratio: [0, 0, 0], cos: [0, 0, 0] };
+ * hitAxes(boxes.data, 3, point, direction, out); // out.ratio[k] near 1: p on a face of axis k
+ */
+export function hitAxes(at: Float64Array, i: number, p: readonly number[], d: readonly number[], out: { ratio: number[]; cos: number[] }): void {
+  const b = i * BOX_F64.STRIDE;
+  for (const [k, axis] of [BOX_F64.U, BOX_F64.V, BOX_F64.W].entries()) {
+    const ux = at[b + axis]!;
+    const uy = at[b + axis + 1]!;
+    const uz = at[b + axis + 2]!;
+    const len = Math.hypot(ux, uy, uz);
+    const q = ((p[0]! - at[b]!) * ux + (p[1]! - at[b + 1]!) * uy + (p[2]! - at[b + 2]!) * uz) / len;
+    const h = at[b + BOX_F64.HALF + k]!;
+    out.ratio[k] = h > 0 ? Math.abs(q) / h : Math.abs(q) > 0 ? Infinity : 1;
+    out.cos[k] = Math.abs(d[0]! * ux + d[1]! * uy + d[2]! * uz) / len;
+  }
+}
+
+/**
+ * The cosine of the incidence angle of a ray along d at point p on box i: the face is that of
+ * the axis along which p is farthest out relative to its half extent (hitAxes; the first such
+ * axis on a tie). The twin of hitIncidence in shaders/lidar/returns_common.wgsl.
+ *
+ * @example
+ * const point = [10, 0.5, 0.2], direction = [1, 0, 0]; // a hit point on box 3, the ray's unit direction
+ * hitIncidence(boxes.data, 3, point, direction) // 1 head-on, 0 grazing
+ */
+export function hitIncidence(at: Float64Array, i: number, p: readonly number[], d: readonly number[]): number {
+  const axes = { ratio: [0, 0, 0], cos: [0, 0, 0] };
+  hitAxes(at, i, p, d, axes);
+  let best = -1;
+  let cos = 0;
+  for (let k = 0; k < 3; k++) {
+    if (axes.ratio[k]! > best) {
+      best = axes.ratio[k]!;
+      cos = axes.cos[k]!;
+    }
+  }
+  return cos;
 }
 
 /**
@@ -204,7 +372,60 @@ export function lidarSweepReference(
   checkMotion(motion, boxes.count);
   checkLidar(desc);
   checkReferenceSweep(desc);
-  const rays = lidarRays(desc, pose, motion.poseEnd);
+  const C = desc.elevations.length;
+  const A = desc.azimuthSteps;
+  const seed = (options.seed ?? 0) >>> 0;
+  const timed = columnBoxes(boxes, desc, motion.boxMotion);
+  const reflectivity = options.materials?.reflectivity;
+  if (!hasReturnStage(desc)) {
+    // One pass, its hits the returns: the plain sweep (with angular noise, its rays perturbed).
+    const rays = lidarRays(desc, pose, motion.poseEnd, { seed });
+    const pass = sweepPass(boxes, desc, rays, timed, motion.boxMotion, options);
+    const out = { channels: C, azimuths: A, range: pass.range, box: pass.box, closestBox: pass.closestBox, closestT: pass.closestT, returnsPerBox: countReturns(pass.box, boxes.count) };
+    return options.intensity ? { ...out, intensity: returnIntensities(desc, rays, timed, pass.range, pass.box, reflectivity) } : out;
+  }
+  // The returns stage: each pass's hits and intensities, then each beam's returns, noise and dropout.
+  const passes = beamPassDescriptions(desc).map((d) => {
+    const rays = lidarRays(d, pose, motion.poseEnd, { seed });
+    const pass = sweepPass(boxes, d, rays, timed, motion.boxMotion, options);
+    return { ...pass, intensity: returnIntensities(d, rays, timed, pass.range, pass.box, reflectivity) };
+  });
+  const beams = beamReturns(desc, passes, seed);
+  const returnsPerBox = countReturns(beams.box, boxes.count);
+  for (const i of beams.second.box) {
+    if (i >= 0) {
+      returnsPerBox[i]!++;
+    }
+  }
+  return {
+    channels: C, azimuths: A, range: beams.range, box: beams.box, closestBox: passes[0]!.closestBox, closestT: passes[0]!.closestT,
+    returnsPerBox, intensity: beams.intensity, second: beams.second, returnCount: beams.count, returnSource: beams.source, passes,
+  };
+}
+
+/**
+ * Whether a description's sweeps end in the returns stage (shaders/lidar/returns.wgsl): range
+ * noise, dropout, or a beam (its sub-rays and return mode).
+ */
+export function hasReturnStage(desc: LidarDescription): boolean {
+  return hasReturnNoise(desc) || desc.beam !== undefined;
+}
+
+/**
+ * The descriptions whose sweeps are a beam's sub-ray passes (beamSubRayDescription), the beam's
+ * own ray first (one pass without divergence).
+ *
+ * @example
+ * beamPassDescriptions({ ...desc, beam: { divergence: [0.003, 0.0015] } }).length // 9: the centre and 8 on the ellipse
+ */
+export function beamPassDescriptions(desc: LidarDescription): LidarDescription[] {
+  return beamSubRays(desc.beam).map((_, k) => beamSubRayDescription(desc, k));
+}
+
+/** One pass's closest hits (before minRange) and its images (after it). */
+function sweepPass(
+  boxes: BoxArray, desc: LidarDescription, rays: RayArray, timed: ReturnType<typeof columnBoxes>, boxMotion: BoxMotion | undefined, options: ReferenceSweepOptions,
+): ReferencePass {
   const C = desc.elevations.length;
   const A = desc.azimuthSteps;
   const n = C * A;
@@ -212,7 +433,6 @@ export function lidarSweepReference(
   const closestT = new Float64Array(n).fill(Infinity);
   const mask = (options.mask ?? 0xffffffff) >>> 0;
   const boxMasks = options.boxMasks;
-  const timed = columnBoxes(boxes, desc, motion.boxMotion);
   const onProgress = options.onProgress;
   if (!timed.moving) {
     const filters = boxMasks ? { boxMasks, rayMasks: new Uint32Array(n).fill(mask) } : {};
@@ -221,7 +441,7 @@ export function lidarSweepReference(
     closestT.set(hits.t);
   } else {
     // Column by column: the C rays of column a against the boxes at τ_a, ties to the smallest index.
-    const grid = new BoxGrid(boxes, { aabbs: sweptAabbs(boxes, desc, motion.boxMotion) });
+    const grid = new BoxGrid(boxes, { aabbs: sweptAabbs(boxes, desc, boxMotion) });
     const s = makeRayObbScratch();
     let hits = 0;
     for (let a = 0; a < A; a++) {
@@ -250,16 +470,147 @@ export function lidarSweepReference(
   const minRange = desc.minRange ?? 0;
   const range = new Float64Array(n).fill(-1);
   const box = new Int32Array(n).fill(-1);
-  const returnsPerBox = new Uint32Array(boxes.count);
   for (let r = 0; r < n; r++) {
     const i = closestBox[r]!;
     if (i >= 0 && closestT[r]! >= minRange) {
       range[r] = closestT[r]!;
       box[r] = i;
-      returnsPerBox[i]!++;
     }
   }
-  return { channels: C, azimuths: A, range, box, closestBox, closestT, returnsPerBox };
+  return { range, box, closestBox, closestT };
+}
+
+/**
+ * Each beam's returns from its passes' hits, then dropout and range noise: the float64 twin of
+ * lidarReturns (shaders/lidar/returns.wgsl), in its order and with its tie rules (the smaller
+ * pass on ties), its draws (pcg4d of (channel, column, seed, 1 + j) for return j) and its
+ * thresholds (dropoutThreshold).
+ */
+function beamReturns(desc: LidarDescription, passes: readonly (ReferencePass & { readonly intensity: Float64Array })[], seed: number): {
+  range: Float64Array; box: Int32Array; intensity: Float64Array; second: ReferenceSecondReturn; count: Uint8Array;
+  source: { pass: Int8Array; slot: Int8Array };
+} {
+  const C = desc.elevations.length;
+  const A = desc.azimuthSteps;
+  const n = C * A;
+  const noise = desc.noise ?? {};
+  const mode = desc.beam?.returns ?? 'strongest';
+  const minSeparation = desc.beam?.minSeparation ?? 1;
+  const dropout = dropoutThreshold(noise.dropout ?? 0);
+  const limit = noise.intensityDropout?.limit ?? 0;
+  const atZero = noise.intensityDropout?.atZero ?? 0;
+  const s0 = noise.rangeStdDev ?? 0;
+  const s1 = noise.rangeStdDevPerUnit ?? 0;
+  const range = new Float64Array(n).fill(-1);
+  const box = new Int32Array(n).fill(-1);
+  const intensity = new Float64Array(n);
+  const second = { range: new Float64Array(n).fill(-1), box: new Int32Array(n).fill(-1), intensity: new Float64Array(n) };
+  const count = new Uint8Array(n);
+  const source = { pass: new Int8Array(2 * n).fill(-1), slot: new Int8Array(2 * n).fill(-1) };
+  const P = passes.length;
+  for (let r = 0; r < n; r++) {
+    let s = -1;
+    let l = -1;
+    for (let p = 0; p < P; p++) {
+      const q = passes[p]!;
+      if (q.box[r]! < 0) {
+        continue;
+      }
+      if (s < 0 || q.intensity[r]! > passes[s]!.intensity[r]!) {
+        s = p;
+      }
+      if (l < 0 || q.range[r]! > passes[l]!.range[r]!) {
+        l = p;
+      }
+    }
+    const kept = [-1, -1];
+    if (s >= 0) {
+      if (mode === 'strongest') {
+        kept[0] = s;
+      } else if (mode === 'last') {
+        kept[0] = l;
+      } else {
+        const gapEnd = passes[l]!.range[r]! - minSeparation;
+        if (passes[s]!.range[r]! <= gapEnd) {
+          kept[0] = s;
+          kept[1] = l;
+        } else {
+          let s2 = -1;
+          for (let p = 0; p < P; p++) {
+            const q = passes[p]!;
+            if (q.box[r]! < 0 || q.range[r]! > gapEnd) {
+              continue;
+            }
+            if (s2 < 0 || q.intensity[r]! > passes[s2]!.intensity[r]!) {
+              s2 = p;
+            }
+          }
+          kept[0] = s2 >= 0 ? s2 : s;
+          kept[1] = s2 >= 0 ? l : -1;
+        }
+      }
+    }
+    const c = Math.floor(r / A);
+    const a = r % A;
+    let k = 0;
+    for (let j = 0; j < 2; j++) {
+      const p = kept[j]!;
+      if (p < 0) {
+        continue;
+      }
+      const h = pcg4d(c, a, seed, 1 + j);
+      const I = passes[p]!.intensity[r]!;
+      const dropped = h[1] < dropout || (I < limit && uniformOf(h[2]) < atZero * (1 - I / limit));
+      if (dropped) {
+        continue;
+      }
+      let t = passes[p]!.range[r]!;
+      if (s0 > 0 || s1 > 0) {
+        t = Math.max(0, t + (s0 + s1 * t) * gaussianOf(h[0]));
+      }
+      const out = k === 0 ? { range, box, intensity } : second;
+      out.range[r] = t;
+      out.box[r] = passes[p]!.box[r]!;
+      out.intensity[r] = I;
+      source.pass[2 * r + k] = p;
+      source.slot[2 * r + k] = j;
+      k++;
+    }
+    count[r] = k;
+  }
+  return { range, box, intensity, second, count, source };
+}
+
+/**
+ * Each return's intensity (lidarIntensity) from the range and box images: the point
+ * origin + t · d on the box at its column's time, its incidence (hitIncidence), the box's
+ * reflectivity (default 1). The twin of lidarHitIntensity (shaders/lidar/intensity.wgsl). 0
+ * where there is no return.
+ */
+function returnIntensities(
+  desc: LidarDescription, rays: RayArray, timed: ReturnType<typeof columnBoxes>,
+  range: ArrayLike<number>, box: ArrayLike<number>, reflectivity: ArrayLike<number> | undefined,
+): Float64Array {
+  const C = desc.elevations.length;
+  const A = desc.azimuthSteps;
+  const out = new Float64Array(C * A);
+  for (let a = 0; a < A; a++) {
+    const at = timed.at(a).data;
+    for (let c = 0; c < C; c++) {
+      const r = c * A + a;
+      const i = box[r]!;
+      const t = range[r]!;
+      if (!(i >= 0 && t >= 0)) {
+        continue;
+      }
+      const o = r * 7;
+      const d = [rays.data[o + 3]!, rays.data[o + 4]!, rays.data[o + 5]!];
+      const p = [rays.data[o]! + t * d[0]!, rays.data[o + 1]! + t * d[1]!, rays.data[o + 2]! + t * d[2]!];
+      const rho = reflectivity && i < reflectivity.length ? reflectivity[i]! : 1;
+      out[r] = lidarIntensity(desc.intensity, rho, hitIncidence(at, i, p, d), t);
+    }
+  }
+  return out;
 }
 
 /** Returns per box of a sweep's box image (−1 entries skipped). */
@@ -287,18 +638,18 @@ export function countReturns(box: Int32Array, boxCount: number): Uint32Array {
  */
 export function lidarPointFields(
   boxes: BoxArray, desc: LidarDescription, pose: LidarPose, motion: LidarMotion, range: ArrayLike<number>, box: ArrayLike<number>,
+  options: { readonly seed?: number } = {},
 ): LidarPointCloud {
   const C = desc.elevations.length;
   const A = desc.azimuthSteps;
   const n = C * A;
-  const rays = lidarRays(desc, pose, motion.poseEnd);
+  const rays = lidarRays(desc, pose, motion.poseEnd, options);
   const frames = columnFrames(desc, pose, motion.poseEnd);
   const timed = columnBoxes(boxes, desc, motion.boxMotion);
   const sensorXyz = new Float64Array(3 * n);
   const worldXyz = new Float64Array(3 * n);
   const time = new Float64Array(n);
   const incidence = new Float32Array(n);
-  const S = BOX_F64.STRIDE;
   for (let a = 0; a < A; a++) {
     const { time: tau, position, axes } = frames[a]!;
     const at = timed.at(a).data;
@@ -319,23 +670,7 @@ export function lidarPointFields(
         sensorXyz[3 * r + k] = rel[0] * axes[k]![0] + rel[1] * axes[k]![1] + rel[2] * axes[k]![2];
       }
       // The face: the box axis along which the point is farthest out, relative to the half extent.
-      const b = i * S;
-      let best = -1;
-      let cos = 0;
-      for (const [k, axis] of [BOX_F64.U, BOX_F64.V, BOX_F64.W].entries()) {
-        const ux = at[b + axis]!;
-        const uy = at[b + axis + 1]!;
-        const uz = at[b + axis + 2]!;
-        const len = Math.hypot(ux, uy, uz);
-        const q = ((p[0] - at[b]!) * ux + (p[1] - at[b + 1]!) * uy + (p[2] - at[b + 2]!) * uz) / len;
-        const h = at[b + BOX_F64.HALF + k]!;
-        const out = h > 0 ? Math.abs(q) / h : Math.abs(q) > 0 ? Infinity : 1;
-        if (out > best) {
-          best = out;
-          cos = Math.abs(d[0] * ux + d[1] * uy + d[2] * uz) / len;
-        }
-      }
-      incidence[r] = cos;
+      incidence[r] = hitIncidence(at, i, p, d);
     }
   }
   return {

@@ -14,6 +14,10 @@
  * - Each object frees exactly the buffers it created (a sensor its range, box, point and table
  *   buffers and its raster lists; a tree its nodes and sort buffers; a set its boxes and masks).
  * - Buffers handed to the caller (`closestHitBuffers`) belong to the caller.
+ * - Buffers the caller hands in belong to the caller: a GPU-sourced set (`GpuSourcedBoxSet`) reads
+ *   its source (and per-instance local boxes) through bind groups and staging copies, and never
+ *   maps, writes or destroys them; its own buffers (records, masks, flags, status, parameters)
+ *   are its to free. It does not survive `recover()` (its source died with the old device).
  * - `GpuContext.destroy()` frees every buffer still alive, whoever made it.
  * - `GpuContext` also keeps one 4-byte loss sentinel per device (how it sees a `device.destroy()`
  *   at once; not counted in `liveBuffers`), freed by its `destroy()` or when `recover()` replaces

@@ -17,6 +17,11 @@ import raysTreeSubgroupWgsl from '../../shaders/rays/tree_subgroup.wgsl?raw';
 import lidarTreeWgsl from '../../shaders/lidar/tree.wgsl?raw';
 import lidarRasterWgsl from '../../shaders/lidar/raster.wgsl?raw';
 import lidarCompactWgsl from '../../shaders/lidar/compact.wgsl?raw';
+import lidarReturnsCommonWgsl from '../../shaders/lidar/returns_common.wgsl?raw';
+import lidarIntensityWgsl from '../../shaders/lidar/intensity.wgsl?raw';
+import lidarNoiseWgsl from '../../shaders/lidar/noise.wgsl?raw';
+import lidarNoiseRaysWgsl from '../../shaders/lidar/noise_rays.wgsl?raw';
+import lidarReturnsWgsl from '../../shaders/lidar/returns.wgsl?raw';
 import pairsCommonWgsl from '../../shaders/pairs/common.wgsl?raw';
 import pairsCandidatesWgsl from '../../shaders/pairs/candidates.wgsl?raw';
 import pairsListedWgsl from '../../shaders/pairs/listed.wgsl?raw';
@@ -29,6 +34,7 @@ import sortWgsl from '../../shaders/runtime/sort.wgsl?raw';
 import aabbWgsl from '../../shaders/tree/aabb.wgsl?raw';
 import treeBuildWgsl from '../../shaders/tree/build.wgsl?raw';
 import boxesScatterWgsl from '../../shaders/boxes/scatter.wgsl?raw';
+import boxesDeriveWgsl from '../../shaders/boxes/derive.wgsl?raw';
 
 /** One source file of a linked shader. */
 export interface ShaderChunk {
@@ -74,6 +80,11 @@ export const CHUNKS = {
   lidarTree: { file: 'shaders/lidar/tree.wgsl', code: lidarTreeWgsl },
   lidarRaster: { file: 'shaders/lidar/raster.wgsl', code: lidarRasterWgsl },
   lidarCompact: { file: 'shaders/lidar/compact.wgsl', code: lidarCompactWgsl },
+  lidarReturnsCommon: { file: 'shaders/lidar/returns_common.wgsl', code: lidarReturnsCommonWgsl },
+  lidarIntensity: { file: 'shaders/lidar/intensity.wgsl', code: lidarIntensityWgsl },
+  lidarNoise: { file: 'shaders/lidar/noise.wgsl', code: lidarNoiseWgsl },
+  lidarNoiseRays: { file: 'shaders/lidar/noise_rays.wgsl', code: lidarNoiseRaysWgsl },
+  lidarReturns: { file: 'shaders/lidar/returns.wgsl', code: lidarReturnsWgsl },
   pairsCommon: { file: 'shaders/pairs/common.wgsl', code: pairsCommonWgsl },
   pairsCandidates: { file: 'shaders/pairs/candidates.wgsl', code: pairsCandidatesWgsl },
   pairsListed: { file: 'shaders/pairs/listed.wgsl', code: pairsListedWgsl },
@@ -86,6 +97,7 @@ export const CHUNKS = {
   aabb: { file: 'shaders/tree/aabb.wgsl', code: aabbWgsl },
   treeBuild: { file: 'shaders/tree/build.wgsl', code: treeBuildWgsl },
   boxesScatter: { file: 'shaders/boxes/scatter.wgsl', code: boxesScatterWgsl },
+  boxesDerive: { file: 'shaders/boxes/derive.wgsl', code: boxesDeriveWgsl },
 } as const satisfies Record<string, ShaderChunk>;
 
 /** A WGSL global directive (enable, requires, diagnostic), which must come before any declaration. */
@@ -160,6 +172,12 @@ export const MODULES = {
   lidarRaster: () => linkShader('obb:lidar-raster', [C.types, C.rayObb, C.lidarRaster]),
   /** A sweep's returns compacted on the GPU for drawing, with drawIndirect arguments (shaders/lidar/compact.wgsl). */
   lidarCompact: () => linkShader('obb:lidar-compact', [C.types, C.lidarCompact]),
+  /** The intensity of each return of a sweep, after the sweep (shaders/lidar/intensity.wgsl). */
+  lidarIntensity: () => linkShader('obb:lidar-intensity', [C.types, C.rayObb, C.lidarReturnsCommon, C.lidarIntensity]),
+  /** The beams' seeded angular noise, before a sweep (shaders/lidar/noise_rays.wgsl). */
+  lidarNoiseRays: () => linkShader('obb:lidar-noise-rays', [C.types, C.lidarReturnsCommon, C.lidarNoise, C.lidarNoiseRays]),
+  /** Each beam's returns from its sub-ray hits, with seeded range noise and dropout, after a sweep (shaders/lidar/returns.wgsl). */
+  lidarReturns: () => linkShader('obb:lidar-returns', [C.types, C.lidarReturnsCommon, C.lidarNoise, C.lidarReturns]),
   /** Box–box SAT over listed pairs, one box against many, and set against set (obbPairs, obbOneVsMany, obbCross; shaders/pairs/listed.wgsl). */
   pairsListed: () => linkShader('obb:pairs-listed', [...SAT_BASE, C.pairsListed]),
   /** All-pairs candidates from the BVH (shaders/pairs/tree.wgsl). */
@@ -178,6 +196,8 @@ export const MODULES = {
   treeBuild: () => linkShader('obb:tree-build', [C.types, C.aabb, C.treeBuild]),
   /** Sparse updates of a set's boxes and masks (BoxSet.updateIndices, BoxSet.setMasksAt; shaders/boxes/scatter.wgsl). */
   boxesScatter: () => linkShader('obb:boxes-scatter', [C.types, C.boxesScatter]),
+  /** A GPU-sourced set's boxes derived from the caller's buffer, and its effective masks (GpuSourcedBoxSet.refresh; shaders/boxes/derive.wgsl). */
+  boxesDerive: () => linkShader('obb:boxes-derive', [C.types, C.boxesDerive]),
 } as const;
 
 /** The name of one of the library's shader modules ({@link MODULES}). */

@@ -13,14 +13,16 @@ import * as bvh from './suites/bvh.ts';
 import * as bvhQueries from './suites/bvhQueries.ts';
 import * as frustumExact from './suites/frustumExact.ts';
 import * as fuzz from './suites/fuzz.ts';
+import * as gpuSourced from './suites/gpuSourced.ts';
 import * as host from './suites/host.ts';
+import * as lidarReturns from './suites/lidarReturns.ts';
 import * as pairs from './suites/pairs.ts';
 import * as rays from './suites/rays.ts';
 import * as reliability from './suites/reliability.ts';
 import * as three from './suites/three.ts';
 import * as threeMarquee from './suites/threeMarquee.ts';
 
-const suites = { adapter, bvh, bvhQueries, frustumExact, fuzz, host, pairs, rays, reliability, three, threeMarquee };
+const suites = { adapter, bvh, bvhQueries, frustumExact, fuzz, gpuSourced, host, lidarReturns, pairs, rays, reliability, three, threeMarquee };
 
 /** The test page's API: its suite modules by name. */
 export type TestPageApi = typeof suites;
