@@ -39,6 +39,7 @@ const SIZES = {
     allPairs: [2000, 10_000],
     threeInstances: 100_000,
     transferMB: [1, 16, 64],
+    gpuSourced: [100_000],
   },
   full: {
     picking: [10_000, 100_000, 1_000_000],
@@ -51,6 +52,7 @@ const SIZES = {
     allPairs: [2000, 10_000, 100_000],
     threeInstances: 100_000,
     transferMB: [1, 16, 64, 256],
+    gpuSourced: [100_000, 1_000_000],
   },
 } as const;
 
@@ -130,6 +132,11 @@ const GROUPS: readonly WorkloadGroup[] = [
     name: 'three',
     workloads: ['three-build', 'three-pick-1', 'three-pick-1024', 'three-marquee', 'three-sync-1pct', 'three-sync-100pct'],
     run: (call, cfg, s) => call('three', 'three', s.threeInstances, s.pickingRays, cfg),
+  },
+  {
+    name: 'gpu-sourced',
+    workloads: ['gpu-sourced-frame'],
+    run: (call, cfg, s, log) => each(s.gpuSourced, (n) => call('gpuSourced', 'gpuSourcedFrame', n, 1024, cfg), log, (n) => `n=${n}`),
   },
   {
     name: 'transfer',

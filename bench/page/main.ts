@@ -7,6 +7,7 @@
  */
 import * as bvh from './workloads/bvh.ts';
 import * as env from './workloads/env.ts';
+import * as gpuSourced from './workloads/gpuSourced.ts';
 import * as lidarSim from './workloads/lidarSim.ts';
 import * as pairs from './workloads/pairs.ts';
 import * as rays from './workloads/rays.ts';
@@ -14,7 +15,7 @@ import * as three from './workloads/three.ts';
 import * as transfer from './workloads/transfer.ts';
 import * as variants from './workloads/variants.ts';
 
-const suites = { bvh, env, lidarSim, pairs, rays, three, transfer, variants };
+const suites = { bvh, env, gpuSourced, lidarSim, pairs, rays, three, transfer, variants };
 
 /** The benchmark page's API: its workload modules by name. */
 export type BenchPageApi = typeof suites;

@@ -36,6 +36,12 @@ export interface Row {
   sah?: number;
   nodes_per_ray?: number;
   box_tests_per_ray?: number;
+  /**
+   * Frame rows (gpu-sourced-frame): bytes moved between CPU and GPU per frame, counted by wrapping
+   * queue.writeBuffer (up) and mapAsync (down) during the timed frames.
+   */
+  upload_bytes_per_frame?: number;
+  readback_bytes_per_frame?: number;
   note?: string;
 }
 

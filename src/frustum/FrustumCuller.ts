@@ -39,6 +39,25 @@ export interface FrustumDraw {
 }
 
 /**
+ * Planes a pass of the caller's computed on the GPU (a camera animated on the GPU): six vec4f
+ * (nx, ny, nz, d; n pointing into the frustum, as frustumPlanes gives them) in the set's
+ * floating-origin frame (world planes moved by rebasePlanes(planes, set.origin); the same as world
+ * planes while the origin is [0, 0, 0]), 96 bytes from `offset`. The buffer needs COPY_SRC: the
+ * encode copies the planes into the culler's parameters inside the caller's encoder, so nothing
+ * is uploaded for them.
+ */
+export interface GpuPlanes {
+  readonly buffer: GPUBuffer;
+  /** Bytes before plane 0 (a multiple of 4; default 0). */
+  readonly offset?: number;
+}
+
+function isGpuPlanes(planes: unknown): planes is GpuPlanes {
+  const b = (planes as GpuPlanes | null)?.buffer;
+  return typeof planes === 'object' && planes !== null && !Array.isArray(planes) && typeof b === 'object' && b !== null && typeof b.size === 'number';
+}
+
+/**
  * @example
  * const culler = await FrustumCuller.create(ctx, set.count);
  * const enc = device.createCommandEncoder();
@@ -60,6 +79,9 @@ export class FrustumCuller {
    */
   private exactBuffers: { readonly shape: GPUBuffer; readonly candidates: GPUBuffer; readonly count: GPUBuffer; readonly args: GPUBuffer } | undefined;
   private readonly lifetime: Lifetime;
+  /** The parameters as last written: their last 16 bytes, and the planes (undefined after a copy from a GPU buffer). */
+  private writtenTail: Uint32Array | undefined;
+  private writtenPlanes: Uint32Array | undefined;
 
   private constructor(readonly ctx: GpuContext, readonly capacity: number) {
     this.lifetime = new Lifetime(ctx, 'FrustumCuller', false);
@@ -104,31 +126,49 @@ export class FrustumCuller {
   }
 
   /**
-   * Records the cull and the argument write into `encoder` (planes in world space; `draw.exact`
-   * for the exact test).
+   * Records the cull and the argument write into `encoder`: planes in world space (uploaded, 96
+   * bytes, when they differ from the last encode's), or `{ buffer, offset }` holding them on the
+   * GPU in the set's frame (copied inside the encoder: nothing uploaded; not with `draw.exact`,
+   * whose frustum shape is computed from the planes in float64 on the host). The other 16 bytes
+   * of parameters (box count, draw fields) are written only when they change.
    */
-  async encode(encoder: GPUCommandEncoder, set: BoxSet, planes: readonly Plane[], draw: FrustumDraw, operation = 'FrustumCuller.encode'): Promise<void> {
+  async encode(encoder: GPUCommandEncoder, set: BoxSet, planes: readonly Plane[] | GpuPlanes, draw: FrustumDraw, operation = 'FrustumCuller.encode'): Promise<void> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
     if (set.count > this.capacity) {
       throw new ValidationError('argument', undefined, 'set', `has ${set.count} boxes, more than the culler's capacity ${this.capacity}`);
     }
-    if (!Array.isArray(planes) || planes.length !== 6 || !planes.every((p) => Array.isArray(p) && p.length === 4 && p.every(Number.isFinite))) {
-      throw new ValidationError('argument', undefined, 'planes', 'must be six planes [nx, ny, nz, d] of finite numbers');
+    const onGpu = isGpuPlanes(planes) ? planes : undefined;
+    const planeOffset = onGpu?.offset ?? 0;
+    if (onGpu) {
+      if (!Number.isInteger(planeOffset) || planeOffset < 0 || planeOffset % 4 !== 0 || planeOffset + 96 > onGpu.buffer.size) {
+        throw new ValidationError('argument', undefined, 'planes.offset', `must be a multiple of 4 with 96 bytes of planes after it in the ${onGpu.buffer.size}-byte buffer (got ${String(planeOffset)})`);
+      }
+      if ((onGpu.buffer.usage & BufferUsage.COPY_SRC) === 0) {
+        throw new ValidationError('argument', undefined, 'planes.buffer', 'needs GPUBufferUsage.COPY_SRC (the planes are copied into the culler\'s parameters)');
+      }
+      if (draw.exact) {
+        throw new ValidationError('argument', undefined, 'draw.exact', 'needs planes on the host (the frustum\'s shape is computed from them in float64); give the planes as numbers, or cull with the plane test');
+      }
+    } else if (!Array.isArray(planes) || planes.length !== 6 || !planes.every((p) => Array.isArray(p) && p.length === 4 && p.every(Number.isFinite))) {
+      throw new ValidationError('argument', undefined, 'planes', 'must be six planes [nx, ny, nz, d] of finite numbers, or { buffer, offset? } holding them on the GPU');
     }
+    const hostPlanes = onGpu ? undefined : planes as readonly Plane[];
     // The exact test's shape, from the world planes in float64 (validated before anything is written).
-    const shape = draw.exact ? frustumShape(planes) : undefined;
+    const shape = draw.exact && hostPlanes ? frustumShape(hostPlanes) : undefined;
     const bytes = new ArrayBuffer(FRUSTUM_PARAMS.SIZE);
     const f = new Float32Array(bytes);
     const u = new Uint32Array(bytes);
     const i = new Int32Array(bytes);
-    rebasePlanes(planes, set.origin).forEach((p, k) => f.set(p, FRUSTUM_PARAMS.PLANES / 4 + 4 * k));
+    if (hostPlanes) {
+      rebasePlanes(hostPlanes, set.origin).forEach((p, k) => f.set(p, FRUSTUM_PARAMS.PLANES / 4 + 4 * k));
+    }
     u[FRUSTUM_PARAMS.COUNT / 4] = set.count;
     u[FRUSTUM_PARAMS.INDEX_COUNT / 4] = draw.indexCount;
     u[FRUSTUM_PARAMS.FIRST_INDEX / 4] = draw.firstIndex ?? 0;
     i[FRUSTUM_PARAMS.BASE_VERTEX / 4] = draw.baseVertex ?? 0;
     const device = this.ctx.device;
-    device.queue.writeBuffer(this.params, 0, bytes);
+    this.writeParams(u, encoder, onGpu, planeOffset);
     const exact = shape ? this.exact() : undefined;
     if (shape && exact) {
       // Corners moved into the set's floating-origin frame in float64, then rounded once.
@@ -167,8 +207,31 @@ export class FrustumCuller {
     pass.end();
   }
 
+  /**
+   * Writes what changed of the parameters: the planes (host planes that differ from the last
+   * written; GPU planes are copied inside the encoder, every encode) and the last 16 bytes.
+   */
+  private writeParams(words: Uint32Array, encoder: GPUCommandEncoder, onGpu: GpuPlanes | undefined, planeOffset: number): void {
+    const queue = this.ctx.device.queue;
+    const split = FRUSTUM_PARAMS.COUNT / 4;
+    const planes = words.slice(0, split);
+    const tail = words.slice(split);
+    const same = (a: Uint32Array | undefined, b: Uint32Array): boolean => a !== undefined && a.every((w, k) => w === b[k]);
+    if (!same(this.writtenTail, tail)) {
+      queue.writeBuffer(this.params, FRUSTUM_PARAMS.COUNT, tail);
+      this.writtenTail = tail;
+    }
+    if (onGpu) {
+      encoder.copyBufferToBuffer(onGpu.buffer, planeOffset, this.params, FRUSTUM_PARAMS.PLANES, 96);
+      this.writtenPlanes = undefined;
+    } else if (!same(this.writtenPlanes, planes)) {
+      queue.writeBuffer(this.params, FRUSTUM_PARAMS.PLANES, planes);
+      this.writtenPlanes = planes;
+    }
+  }
+
   /** Culls now (`draw.exact`: the exact test) and reads back the visible indices (sorted) and the draw arguments. */
-  async cull(set: BoxSet, planes: readonly Plane[], draw: FrustumDraw = { indexCount: 36 }, operation = 'frustumCull'): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
+  async cull(set: BoxSet, planes: readonly Plane[] | GpuPlanes, draw: FrustumDraw = { indexCount: 36 }, operation = 'frustumCull'): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
     this.assertUsable(operation);
     checkSet(this.ctx, set, 'set', operation);
     await this.ctx.sequence(operation, async () => {

@@ -2,7 +2,8 @@
  * Box–box SAT on the GPU: listed pairs and one box against a set (shaders/pairs/listed.wgsl), and
  * the pair lists — every overlapping pair between two sets (obbCross) or within one (allPairs) —
  * by brute force (obbCross in listed.wgsl) or through a broad phase, the grid (./grid.ts) or the
- * tree, and the narrow phase (./narrow.ts). CPU twins in src/reference/pairs.ts.
+ * tree, and the narrow phase (./narrow.ts); and all pairs recorded into the caller's encoder
+ * (encodeAllPairs, into a PairListBuffers). CPU twins in src/reference/pairs.ts.
  */
 import { PAIR_OPT_CONTACTS, PAIR_OPT_FACE_ONLY, PAIR_OPT_LEAF_ORDER, PAIR_OPT_SELF, SAT_TOLERANCE, WORKGROUP_SIZE } from '../constants.ts';
 import { toObb } from '../core/canonical.ts';
@@ -12,17 +13,18 @@ import { OBB, PAIR_RESULT, packBoxes } from '../layout/index.ts';
 import { checkPairs, type PairResults, type SatOptions } from '../core/queries.ts';
 import { checkSet, type BoxSet } from '../boxes/BoxSet.ts';
 import { checkBoxRange, checkCapacity } from '../core/inputs.ts';
-import { bindGroup, type KernelBuffers } from '../runtime/bind.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { BufferUsage } from '../runtime/flags.ts';
 import { dispatchGrid, getKernel } from '../runtime/pipelines.ts';
+import { bindGroup, dispatch as dispatchKernel, dispatchIndirect, type KernelBuffers } from '../runtime/bind.ts';
 import { BufferPool } from '../runtime/pool.ts';
 import type { Bvh } from '../tree/Bvh.ts';
 import { GridBuilder } from './grid.ts';
 import { GRID_MAX_CROWDING } from './gridLayout.ts';
 import { broadAndNarrow, type CandidateRun } from './narrow.ts';
 import { pairOrder, permuted } from './order.ts';
-import { pairParams, type PairParamsFields } from './params.ts';
+import { pairParams, pairParamsBytes, type PairParamsFields } from './params.ts';
+import { PairListBuffers } from './PairListBuffers.ts';
 
 /** Per-pair SAT results read back from the GPU. */
 export interface GpuPairResults extends PairResults {
@@ -271,6 +273,84 @@ export class PairQueries {
    */
   async allPairs(set: BoxSet, options: PairListOptions = {}): Promise<GpuPairList> {
     return this.pairList(set, set, true, options);
+  }
+
+  /**
+   * Records every overlapping pair within `set` (i < j) into the caller's encoder, into `list`
+   * (gpu.createPairList): by the tree's broad phase when `tree` is given (current for the set: a
+   * GPU-sourced set's refresh recorded in the same encoder refits it, see ObbGpu.bvhOf), else by
+   * brute force (O(n²): small sets only), then the SAT narrow phase, then the list's status
+   * (count, overflow bits, indirect dispatch size: pairs/status.wgsl). Nothing is read back; the
+   * caller submits. The list never grows: past its capacity (or its candidate capacity) the status
+   * says so (PAIR_LIST_OVERFLOW_*), nothing is written past either, and the caller makes a larger
+   * list. Uploads only the 48-byte PairParams, and only when they differ from the list's last
+   * encode (the set's count, the tolerance, the path): none in a frame loop at a constant count.
+   * Face-only SAT is not offered: its lists cannot be culled by AABBs (allPairs runs them by brute
+   * force). One encode per list per submission (a second would overwrite the first's results).
+   *
+   * @example
+   * declare const sourced: GpuSourcedBoxSet, list: PairListBuffers;
+   * const enc = device.createCommandEncoder();
+   * await sourced.refresh(enc);
+   * const tree = await gpu.bvhOf(sourced);
+   * await gpu.pairs.encodeAllPairs(enc, sourced, list, tree ? { tree } : {});
+   * device.queue.submit([enc.finish()]);
+   */
+  async encodeAllPairs(
+    encoder: GPUCommandEncoder, set: BoxSet, list: PairListBuffers,
+    options: { readonly tree?: Bvh | undefined; readonly tolerance?: number; readonly timestampWrites?: GPUComputePassTimestampWrites } = {},
+  ): Promise<void> {
+    const op = 'encodeAllPairs';
+    checkSet(this.ctx, set, 'set', op);
+    if (!(list instanceof PairListBuffers) || list.ctx !== this.ctx) {
+      throw new ValidationError('argument', undefined, 'list', 'must be a PairListBuffers made by this ObbGpu (gpu.createPairList)');
+    }
+    list.assertUsable(op);
+    const tolerance = checkTolerance(options);
+    const tree = options.tree;
+    if (tree !== undefined) {
+      tree.assertUsable(op);
+      if (tree.set !== set || tree.count !== set.count) {
+        throw new ValidationError('argument', undefined, 'tree', `must be the set's tree, current for its ${set.count} boxes (gpu.bvhOf(set) after the refresh; got one over ${tree.count} boxes${tree.set === set ? '' : ' of another set'})`);
+      }
+    }
+    const bvh = tree !== undefined && set.count >= 2 ? tree : undefined;
+    const device = this.ctx.device;
+    const [broad, args, narrow, brute, status] = await Promise.all([
+      bvh ? getKernel(device, 'bvhPairs', this.workgroupSize) : undefined,
+      bvh ? getKernel(device, 'pairsNarrowArgs', this.workgroupSize) : undefined,
+      bvh ? getKernel(device, 'pairsNarrow', this.workgroupSize) : undefined,
+      bvh ? undefined : getKernel(device, 'obbCross', this.workgroupSize),
+      getKernel(device, 'pairsListStatus', this.workgroupSize),
+    ]);
+    list.assertUsable(op);
+    const n = set.count;
+    list.writeParams(new Uint32Array(pairParamsBytes({
+      tolerance, countA: n, countB: n, pairCount: bvh ? list.candidateCapacity : 0,
+      flags: PAIR_OPT_SELF | (bvh ? PAIR_OPT_LEAF_ORDER : 0), capacity: list.capacity,
+    })));
+    const label = `${this.ctx.label}:${op}`;
+    encoder.clearBuffer(list.counter);
+    encoder.clearBuffer(list.candidateCount);
+    encoder.clearBuffer(list.stackOverflows);
+    const pass = encoder.beginComputePass(options.timestampWrites ? { label, timestampWrites: options.timestampWrites } : { label });
+    const common = { params: list.params, boxesA: set.buffer, boxesB: set.buffer };
+    const candidates = { candidates: list.candidates, candidateCount: list.candidateCount };
+    if (bvh && broad && args && narrow) {
+      dispatchKernel(device, pass, broad, {
+        ...common, ...candidates, wide: bvh.wide, overflowCount: list.stackOverflows, leafOrder: bvh.leafOrder,
+      }, Math.ceil(n / broad.workgroupSize), `${label}:bvhPairs`);
+      dispatchKernel(device, pass, args, { params: list.params, candidateCount: list.candidateCount, narrowArgs: list.narrowArgs }, 1, `${label}:narrow-args`);
+      dispatchIndirect(device, pass, narrow, {
+        ...common, ...candidates, pairsOut: list.pairsBuffer, counter: list.counter, contacts: list.noContacts,
+      }, list.narrowArgs, 0, `${label}:narrow`);
+    } else if (brute) {
+      dispatchKernel(device, pass, brute, { ...common, pairsOut: list.pairsBuffer, counter: list.counter }, Math.ceil(n / brute.workgroupSize), `${label}:brute`);
+    }
+    dispatchKernel(device, pass, status, {
+      params: list.params, counter: list.counter, overflowCount: list.stackOverflows, candidateCount: list.candidateCount, listStatus: list.statusBuffer,
+    }, 1, `${label}:status`);
+    pass.end();
   }
 
   private async pairList(a: BoxSet, b: BoxSet, self: boolean, options: PairListOptions): Promise<GpuPairList> {

@@ -20,8 +20,8 @@ export interface PairParamsFields {
   readonly capacity: number;
 }
 
-/** A pooled uniform buffer holding `p` (release it to `pool` when the GPU is done). */
-export function pairParams(pool: BufferPool, device: GPUDevice, p: PairParamsFields): GPUBuffer {
+/** The bytes of PairParams `p`. */
+export function pairParamsBytes(p: PairParamsFields): ArrayBuffer {
   const bytes = new ArrayBuffer(PAIR_PARAMS.SIZE);
   const f = new Float32Array(bytes);
   const u = new Uint32Array(bytes);
@@ -35,6 +35,12 @@ export function pairParams(pool: BufferPool, device: GPUDevice, p: PairParamsFie
   u[PAIR_PARAMS.PAIR_COUNT / 4] = p.pairCount;
   u[PAIR_PARAMS.FLAGS / 4] = p.flags;
   u[PAIR_PARAMS.CAPACITY / 4] = p.capacity;
+  return bytes;
+}
+
+/** A pooled uniform buffer holding `p` (release it to `pool` when the GPU is done). */
+export function pairParams(pool: BufferPool, device: GPUDevice, p: PairParamsFields): GPUBuffer {
+  const bytes = pairParamsBytes(p);
   const buffer = pool.acquire(PAIR_PARAMS.SIZE, BufferUsage.UNIFORM | BufferUsage.COPY_DST, 'pairs:params');
   device.queue.writeBuffer(buffer, 0, bytes);
   return buffer;

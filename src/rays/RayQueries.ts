@@ -408,7 +408,7 @@ export class RayQueries {
       const params = this.params(n, set.count, flags, 0);
       const rays = this.upload(packed, 'rays');
       const hits = this.pool.acquire(n * HIT.SIZE, STORAGE_OUT, 'hits');
-      const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : 16, STORAGE_OUT, 'hit-geometry');
+      const geometry = this.pool.acquire(options.geometry ? n * HIT_GEOMETRY.SIZE : HIT_GEOMETRY.SIZE, STORAGE_OUT, 'hit-geometry');
       const all = walk ? [params, rays, hits, geometry, walk.overflow] : [params, rays, hits, geometry];
       try {
         // The kernel and the copies of its results in one submission, started in this turn, under
@@ -470,7 +470,7 @@ export class RayQueries {
       const params = this.params(n, set.count, flags, 0);
       const rays = this.upload(packed, 'rays');
       const hits = this.pool.acquire(Math.max(16, n * HIT.SIZE), STORAGE_OUT, 'hits');
-      const geometry = this.pool.acquire(16, STORAGE_OUT, 'hit-geometry');
+      const geometry = this.pool.acquire(HIT_GEOMETRY.SIZE, STORAGE_OUT, 'hit-geometry');
       const walkCounts = this.pool.acquire(Math.max(16, n * 8), STORAGE_OUT, 'walk-counts');
       const all = [params, rays, hits, geometry, walkCounts, walk.overflow];
       try {
@@ -570,9 +570,8 @@ export class RayQueries {
     }
     const geometryOut = options.geometry !== false;
     const sizes: [string, GPUBuffer, number][] = [['rays', rays, rayCount * RAY.SIZE], ['hits', hits, rayCount * HIT.SIZE]];
-    if (geometryOut) {
-      sizes.push(['geometry', geometry, rayCount * HIT_GEOMETRY.SIZE]);
-    }
+    // Without geometry the buffer is still bound: one HitGeometry record, the binding's minimum.
+    sizes.push(['geometry', geometry, geometryOut ? rayCount * HIT_GEOMETRY.SIZE : HIT_GEOMETRY.SIZE]);
     for (const [field, buffer, need] of sizes) {
       if (!buffer || typeof buffer.size !== 'number' || buffer.size < need) {
         throw new ValidationError('argument', undefined, field, `must be a GPUBuffer of at least ${need} bytes for ${rayCount} rays (got ${buffer?.size ?? String(buffer)})`);

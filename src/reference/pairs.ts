@@ -2,9 +2,9 @@
  * Box–box queries over sets, float64. CPU twins of `shaders/pairs/listed.wgsl`:
  * `obbPairs` (a list of (i, j) pairs), `obbOneVsMany` (one box against a set), `obbCross` (two sets,
  * every overlapping (i, j)) and the brute-force `allPairs` that the broad phase will be checked
- * against.
+ * against; and of `shaders/pairs/status.wgsl`: `pairListStatus` (a pair list's state).
  */
-import { SAT_TOLERANCE } from '../constants.ts';
+import { PAIR_LIST_DISPATCH_WG, PAIR_LIST_OVERFLOW_CANDIDATES, PAIR_LIST_OVERFLOW_LIST, PAIR_LIST_OVERFLOW_STACK, SAT_TOLERANCE } from '../constants.ts';
 import { BOX_F64, type BoxArray, type Obb } from '../core/types.ts';
 import { makeSatScratch, obbObbSatAt } from './query/obbObbSat.ts';
 import { writeBoxRecord } from '../core/canonical.ts';
@@ -102,4 +102,43 @@ export function allPairs(boxes: BoxArray, options: SatOptions = {}): Uint32Array
     }
   }
   return Uint32Array.from(out);
+}
+
+/** What pairListStatus returns: PairListStatus (shaders/common/types.wgsl) as numbers. */
+export interface PairListState {
+  /** Pairs valid in the list: min(found, capacity). */
+  readonly count: number;
+  /** Overlapping pairs the narrow phase appended (more than the capacity: the list overflowed). */
+  readonly found: number;
+  /** Candidates the broad phase listed. */
+  readonly candidates: number;
+  /** PAIR_LIST_OVERFLOW_* bits; 0 when the list holds every overlapping pair. */
+  readonly overflow: number;
+  /** Workgroups of PAIR_LIST_DISPATCH_WG for one invocation per valid pair (x ≤ 65,535). */
+  readonly dispatch: readonly [number, number, number];
+}
+
+/**
+ * The state of a pair list recorded into an encoder, from its three counters and its two
+ * capacities: CPU twin of pairsListStatus (shaders/pairs/status.wgsl), same statement order.
+ *
+ * @example
+ * pairListStatus(1500, 9000, 0, 1024, 8192) // { count: 1024, overflow: LIST | CANDIDATES, … }
+ */
+export function pairListStatus(found: number, candidates: number, stackOverflows: number, capacity: number, candidateCapacity: number): PairListState {
+  const count = Math.min(found, capacity);
+  let overflow = 0;
+  if (found > capacity) {
+    overflow |= PAIR_LIST_OVERFLOW_LIST;
+  }
+  if (candidates > candidateCapacity) {
+    overflow |= PAIR_LIST_OVERFLOW_CANDIDATES;
+  }
+  if (stackOverflows > 0) {
+    overflow |= PAIR_LIST_OVERFLOW_STACK;
+  }
+  const groups = Math.ceil(count / PAIR_LIST_DISPATCH_WG);
+  const x = Math.min(groups, 65535);
+  const y = groups > 0 ? Math.ceil(groups / Math.max(x, 1)) : 0;
+  return { count, found, candidates, overflow, dispatch: [x, y, 1] };
 }

@@ -2,12 +2,22 @@
  * Boxes that live on the GPU, in Node on Dawn (test/gpu/gpuSourced.test.ts runs the same
  * scenarios in Chromium, test/fixtures/gpuSourced.ts): a set sourced from a caller's buffer in
  * each layout, its derivation proven against float64 on random and adversarial sources, bad boxes
- * named and never returned by any query, a frame loop with no CPU copy, and what the set refuses,
- * frees and keeps.
+ * named and never returned by any query, frame loops with no CPU copy (picks; then picks, all
+ * pairs and culling recorded into the caller's encoder, the pair list's overflow), and what the
+ * set refuses, frees and keeps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOX_FLAG_NAMES, CapacityError, GpuSourcedBoxSet, StaleObjectError, ValidationError, type ObbGpu } from '../../src/index.ts';
-import { compareDerivedBoxes } from '../../src/judge/index.ts';
+import {
+  BOX_FLAG_NAMES, CapacityError, GpuSourcedBoxSet, PAIR_LIST_DISPATCH_WG, PAIR_LIST_OVERFLOW_CANDIDATES, PAIR_LIST_OVERFLOW_LIST, StaleObjectError, ValidationError,
+  type ObbGpu, type PairListBuffers, type PairListRead, type Plane,
+} from '../../src/index.ts';
+import { compareClosestHits, compareDerivedBoxes, compareFrustum, comparePairLists, formatComparison, mulberry32 } from '../../src/judge/index.ts';
+import { allPairsSweep } from '../../src/reference/accel.ts';
+import { pairListStatus } from '../../src/reference/pairs.ts';
+import { HIT, packRays } from '../../src/layout/index.ts';
+import { NO_BOX } from '../../src/constants.ts';
+import type { ClosestHits } from '../../src/core/queries.ts';
+import animateWgsl from '../fixtures/animate.wgsl?raw';
 import { BufferUsage } from '../../src/runtime/flags.ts';
 import { createNodeGpu } from '../../src/node/runtime.ts';
 import {
@@ -113,6 +123,267 @@ describe('a frame loop: animation pass → refresh → picks, one submission, no
   });
 });
 
+/** Counts every queue.writeBuffer (label, bytes) and mapAsync (label) on `device` while `body` runs. */
+async function counted<T>(device: GPUDevice, probe: GPUBuffer, body: () => Promise<T>): Promise<{ result: T; writes: { label: string; bytes: number }[]; maps: string[] }> {
+  const writes: { label: string; bytes: number }[] = [];
+  const maps: string[] = [];
+  const queue = device.queue;
+  const write = queue.writeBuffer;
+  const proto = Object.getPrototypeOf(probe) as { mapAsync: GPUBuffer['mapAsync'] };
+  const mapAsync = proto.mapAsync;
+  queue.writeBuffer = function (this: GPUQueue, buffer: GPUBuffer, offset: number, data: BufferSource | SharedArrayBuffer, dataOffset?: number, size?: number): void {
+    writes.push({ label: buffer.label, bytes: size ?? ('byteLength' in data ? data.byteLength : 0) });
+    (write as (...a: unknown[]) => void).call(this, buffer, offset, data, dataOffset, size);
+  } as GPUQueue['writeBuffer'];
+  proto.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer['mapAsync']>) {
+    maps.push(this.label);
+    return mapAsync.apply(this, args);
+  };
+  try {
+    const result = await body();
+    return { result, writes, maps };
+  } finally {
+    queue.writeBuffer = write;
+    proto.mapAsync = mapAsync;
+  }
+}
+
+/** The raw counters behind a list's status (test-only reads of its internal buffers). */
+async function rawCounters(list: PairListBuffers): Promise<[number, number, number]> {
+  const read = async (b: GPUBuffer): Promise<number> => new Uint32Array(await gpu.ctx.readback(b, 4))[0]!;
+  return [await read(list.counter), await read(list.candidateCount), await read(list.stackOverflows)];
+}
+
+function unpackHits(bytes: ArrayBuffer, n: number): ClosestHits {
+  const f = new Float32Array(bytes);
+  const u = new Uint32Array(bytes);
+  const s = HIT.SIZE / 4;
+  const box = new Int32Array(n);
+  const t = new Float32Array(n);
+  const face = new Uint8Array(n);
+  const inside = new Uint8Array(n);
+  for (let r = 0; r < n; r++) {
+    const b = u[r * s + HIT.BOX / 4]!;
+    box[r] = b === NO_BOX ? -1 : b;
+    t[r] = b === NO_BOX ? Infinity : f[r * s + HIT.T / 4]!;
+    face[r] = u[r * s + HIT.FACE / 4]! & 0xff;
+    inside[r] = u[r * s + HIT.FLAGS / 4]! & 2 ? 1 : 0;
+  }
+  return { count: n, box, t, face, inside };
+}
+
+/** Six planes (n into the region, d) of the box x ∈ [−30, 40], y ∈ [−20, 50], z ∈ [−5, 5]: part of the animated ring. */
+const CULL_PLANES: Plane[] = [[1, 0, 0, 30], [-1, 0, 0, 40], [0, 1, 0, 20], [0, -1, 0, 50], [0, 0, 1, 5], [0, 0, -1, 5]];
+
+describe('a frame loop: animation pass → refresh → picks → all pairs → culling, one submission, no CPU copy', () => {
+  it('20,000 animated instances, 24 frames (seed 404): no upload but the tree\'s parameters when the count changes, no map but its SAH probe; the last frame\'s pairs, picks and visible list proven', async () => {
+    await scoped(gpu, async () => {
+      const device = gpu.ctx.device;
+      const count = 20_000;
+      const frames = 24;
+      const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+      const matrices = device.createBuffer({ label: 'test:matrices', size: count * 64, usage });
+      const frame = device.createBuffer({ label: 'test:frame', size: 16, usage: BufferUsage.STORAGE });
+      const module = device.createShaderModule({ label: 'test/fixtures/animate.wgsl', code: animateWgsl });
+      const animate = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'animate' } });
+      const tick = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'tick' } });
+      const animateGroup = device.createBindGroup({ layout: animate.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: frame } }, { binding: 1, resource: { buffer: matrices } }] });
+      const tickGroup = device.createBindGroup({ layout: tick.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: frame } }] });
+      const set = gpu.createBoxSet({ source: { buffer: matrices, layout: 'mat4x4f', count, localBox: { min: [-1, -0.5, -1], max: [1, 0.5, 1] } }, origin: [0, 0, 0] });
+      const list = gpu.createPairList(16 * count);
+      const culler = await gpu.createFrustumCuller(count);
+      // Rays and planes reach the GPU once, before the loop (a GPU camera would write the planes itself).
+      const rnd = mulberry32(404);
+      const rayCount = 256;
+      const rayData = new Float64Array(7 * rayCount);
+      for (let k = 0; k < rayCount; k++) {
+        const a = 2 * Math.PI * rnd();
+        rayData.set([0, 0, 0.3 * rnd(), Math.cos(a), Math.sin(a), 0.02 * (rnd() - 0.5), Infinity], 7 * k);
+      }
+      const rays = { count: rayCount, data: rayData };
+      const packedRays = new Uint8Array(packRays(rays, [0, 0, 0]));
+      const rayBuffer = device.createBuffer({ label: 'test:rays', size: packedRays.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+      device.queue.writeBuffer(rayBuffer, 0, packedRays);
+      const planeBuffer = device.createBuffer({ label: 'test:planes', size: 96, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+      device.queue.writeBuffer(planeBuffer, 0, Float32Array.from(CULL_PLANES.flat()));
+      const hits = device.createBuffer({ label: 'test:hits', size: rayCount * HIT.SIZE, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const geometry = device.createBuffer({ label: 'test:geometry', size: rayCount * 32, usage: BufferUsage.STORAGE });
+      const trees: Record<string, number> = {};
+      const runFrame = async (): Promise<void> => {
+        const enc = device.createCommandEncoder({ label: 'test:frame' });
+        const pass = enc.beginComputePass({ label: 'test:animate' });
+        pass.setPipeline(animate);
+        pass.setBindGroup(0, animateGroup);
+        pass.dispatchWorkgroups(Math.ceil(count / 64));
+        pass.setPipeline(tick);
+        pass.setBindGroup(0, tickGroup);
+        pass.dispatchWorkgroups(1);
+        pass.end();
+        const r = await set.refresh(enc, { tree: 'build' });
+        trees[r.tree] = (trees[r.tree] ?? 0) + 1;
+        const tree = await gpu.bvhOf(set);
+        await gpu.rays.encodeClosestHit(enc, set, rayBuffer, rayCount, hits, geometry, tree ? { tree } : {});
+        await gpu.pairs.encodeAllPairs(enc, set, list, tree ? { tree } : {});
+        await culler.encode(enc, set, { buffer: planeBuffer }, { indexCount: 36 });
+        device.queue.submit([enc.finish()]);
+      };
+      try {
+        // Two warm-up frames compile, allocate and write the parameters.
+        await runFrame();
+        await runFrame();
+        await device.queue.onSubmittedWorkDone();
+        const t0 = performance.now();
+        const { writes, maps } = await counted(device, matrices, async () => {
+          for (let f = 0; f < frames; f++) {
+            await runFrame();
+          }
+          await device.queue.onSubmittedWorkDone();
+        });
+        const ms = (performance.now() - t0) / frames;
+        console.log(`${frames} frames, ${ms.toFixed(1)} ms each, trees ${JSON.stringify(trees)}; writes ${JSON.stringify(writes)}, maps ${JSON.stringify(maps)}`);
+        // The named exceptions (src/tree/Bvh.ts): the tree's 16-byte parameters when the box count
+        // changes (not here: at most once), and its SAH probe mapped once every 16 refits.
+        expect(writes.every((w) => w.label.endsWith(':bvh:params') && w.bytes === 16), JSON.stringify(writes)).toBe(true);
+        expect(writes.length).toBeLessThanOrEqual(1);
+        expect(maps.every((m) => m.endsWith(':bvh:status-read')), JSON.stringify(maps)).toBe(true);
+        expect(maps.length).toBeLessThanOrEqual(Math.ceil(frames / 16) + 1);
+        // The proof, after the frames: the boxes the GPU holds, then each answer against the reference on them.
+        const back = await set.readBack();
+        expect(compareDerivedBoxes(back.input, back.gpu).mismatch).toBe(0);
+        const bad = new Set(back.bad.map((b) => b.index));
+        expect(bad.size).toBeGreaterThan(0);
+        const { pairs, status } = await list.read();
+        const [found, candidates, stack] = await rawCounters(list);
+        console.log(`pair list status ${JSON.stringify(status)}`);
+        expect(status).toEqual(pairListStatus(found, candidates, stack, list.capacity, list.candidateCapacity));
+        expect(status.overflow).toBe(0);
+        expect(status.count).toBe(pairs.length / 2);
+        expect(status.count).toBeGreaterThan(count / 4);
+        const reference = allPairsSweep(back.gpu.boxes);
+        const pairCmp = comparePairLists({ a: back.gpu.boxes, origin: set.origin }, pairs, reference);
+        console.log(`all pairs: ${status.count} pairs (${candidates} candidates), reference ${reference.length / 2}; ${formatComparison(pairCmp, 3)}`);
+        expect(pairCmp.mismatch, formatComparison(pairCmp, 3)).toBe(0);
+        expect(pairCmp.ambiguous).toBeLessThanOrEqual(Math.ceil(pairCmp.total * 1e-3));
+        expect(Array.from(pairs).filter((i) => bad.has(i))).toEqual([]);
+        const closest = unpackHits(await gpu.ctx.readback(hits, rayCount * HIT.SIZE), rayCount);
+        const hitCmp = compareClosestHits({ boxes: back.gpu.boxes, rays, origin: set.origin, options: { boxMasks: back.gpu.masks } }, closest);
+        expect(hitCmp.mismatch, formatComparison(hitCmp, 3)).toBe(0);
+        const drawArgs = new Uint32Array(await gpu.ctx.readback(culler.drawArgsBuffer, 20));
+        const visible = new Uint32Array(await gpu.ctx.readback(culler.visibleBuffer, drawArgs[1]! * 4));
+        const cullCmp = compareFrustum({ boxes: back.gpu.boxes, planes: CULL_PLANES, origin: set.origin }, visible);
+        console.log(`culling (planes copied from a GPU buffer): ${visible.length} visible; ${formatComparison(cullCmp, 3)}`);
+        expect(visible.length).toBeGreaterThan(0);
+        expect(cullCmp.mismatch, formatComparison(cullCmp, 3)).toBe(0);
+        expect(Array.from(visible).filter((i) => bad.has(i))).toEqual([]);
+      } finally {
+        list.destroy();
+        culler.destroy();
+        set.destroy();
+        for (const b of [matrices, frame, rayBuffer, planeBuffer, hits, geometry]) {
+          b.destroy();
+        }
+      }
+    });
+  });
+
+  it('a list too small says so on the GPU and keeps its first pairs; too few candidates too; brute force without a tree; an empty set; destroy frees every list buffer (seed 61)', async () => {
+    await scoped(gpu, async () => {
+      gpu.trim();
+      const live = gpu.ctx.liveBuffers;
+      const c = randomSource(61, 3000, 'mat4x4f', { spread: 12, scales: [0.5, 3] });
+      const { set, buffers } = sourcedSet(gpu, c);
+      const lists = [gpu.createPairList(64, { candidateCapacity: 100_000 }), gpu.createPairList(100_000, { candidateCapacity: 256 }), gpu.createPairList(100_000)];
+      try {
+        await set.refresh(undefined, { tree: 'build' });
+        const tree = await gpu.bvhOf(set);
+        expect(tree).toBeDefined();
+        const back = await set.readBack();
+        const reference = allPairsSweep(back.gpu.boxes);
+        const refSet = new Set(Array.from({ length: reference.length / 2 }, (_, k) => `${reference[2 * k]},${reference[2 * k + 1]}`));
+        expect(refSet.size).toBeGreaterThan(300);
+        const run = async (list: PairListBuffers, withTree: boolean): Promise<PairListRead> => {
+          const enc = gpu.ctx.device.createCommandEncoder();
+          await gpu.pairs.encodeAllPairs(enc, set, list, withTree && tree ? { tree } : {});
+          gpu.ctx.device.queue.submit([enc.finish()]);
+          const read = await list.read();
+          const [found, candidates, stack] = await rawCounters(list);
+          expect(read.status).toEqual(pairListStatus(found, candidates, stack, list.capacity, list.candidateCapacity));
+          return read;
+        };
+        // Past the list's capacity: the first 64 found kept (each a real pair), the rest counted.
+        const small = await run(lists[0]!, true);
+        expect(small.status.overflow).toBe(PAIR_LIST_OVERFLOW_LIST);
+        expect(small.status.count).toBe(64);
+        expect(small.status.found).toBeGreaterThan(64);
+        expect(small.status.dispatch).toEqual([1, 1, 1]);
+        expect(Array.from({ length: 64 }, (_, k) => `${small.pairs[2 * k]},${small.pairs[2 * k + 1]}`).every((p) => refSet.has(p))).toBe(true);
+        // Past the candidate list: the pairs among the candidates kept are tested, the rest never were.
+        const starved = await run(lists[1]!, true);
+        expect(starved.status.overflow & PAIR_LIST_OVERFLOW_CANDIDATES).toBe(PAIR_LIST_OVERFLOW_CANDIDATES);
+        expect(starved.status.candidates).toBeGreaterThan(256);
+        expect(starved.status.count).toBeLessThanOrEqual(256);
+        // Brute force (no tree) and the tree give the reference's list.
+        for (const withTree of [false, true]) {
+          const full = await run(lists[2]!, withTree);
+          expect(full.status.overflow).toBe(0);
+          const cmp = comparePairLists({ a: back.gpu.boxes, origin: set.origin }, full.pairs, reference);
+          expect(cmp.mismatch, formatComparison(cmp, 3)).toBe(0);
+          expect(full.status.dispatch).toEqual([Math.ceil(full.status.count / PAIR_LIST_DISPATCH_WG), 1, 1]);
+        }
+        // A tree of another set, or a stale one, is refused in one line.
+        const other = gpu.createBoxSet([{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }, { center: [1, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
+        await gpu.buildBvh(other);
+        const otherTree = await gpu.bvhOf(other);
+        await expect(gpu.pairs.encodeAllPairs(gpu.ctx.device.createCommandEncoder(), set, lists[2]!, { tree: otherTree })).rejects.toThrow(/tree must be the set's tree/);
+        other.destroy();
+        expect(() => gpu.createPairList(0)).toThrow(/capacity must be a positive integer/);
+        // An empty set: a zero status.
+        const empty = gpu.createBoxSet({ source: { buffer: buffers[0]!, layout: 'mat4x4f', count: 0, localBox: c.localBox! } });
+        await empty.refresh();
+        const none = await (async () => {
+          const enc = gpu.ctx.device.createCommandEncoder();
+          await gpu.pairs.encodeAllPairs(enc, empty, lists[0]!);
+          gpu.ctx.device.queue.submit([enc.finish()]);
+          return lists[0]!.read();
+        })();
+        expect(none.status).toEqual({ count: 0, found: 0, candidates: 0, overflow: 0, dispatch: [0, 0, 1] });
+        empty.destroy();
+        lists.forEach((l) => l.destroy());
+        set.destroy();
+        gpu.trim();
+        expect(gpu.ctx.liveBuffers).toBe(live);
+      } finally {
+        lists.forEach((l) => l.destroy());
+        set.destroy();
+        buffers.forEach((b) => b.destroy());
+      }
+    });
+  });
+
+  it('culling with planes from a GPU buffer: refused with the exact test, without COPY_SRC, or short of 96 bytes', async () => {
+    await scoped(gpu, async () => {
+      const c = randomSource(62, 100, 'mat4x4f', { spread: 40 });
+      const { set, buffers } = sourcedSet(gpu, c);
+      const culler = await gpu.createFrustumCuller(100);
+      const ok = gpu.ctx.device.createBuffer({ size: 96, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const noCopy = gpu.ctx.device.createBuffer({ size: 96, usage: BufferUsage.STORAGE });
+      try {
+        await set.refresh();
+        const enc = gpu.ctx.device.createCommandEncoder();
+        await expect(culler.encode(enc, set, { buffer: ok }, { indexCount: 36, exact: true })).rejects.toThrow(/draw\.exact needs planes on the host/);
+        await expect(culler.encode(enc, set, { buffer: noCopy }, { indexCount: 36 })).rejects.toThrow(/planes\.buffer needs GPUBufferUsage\.COPY_SRC/);
+        await expect(culler.encode(enc, set, { buffer: ok, offset: 4 }, { indexCount: 36 })).rejects.toThrow(/planes\.offset must be a multiple of 4 with 96 bytes/);
+      } finally {
+        culler.destroy();
+        set.destroy();
+        buffers.forEach((b) => b.destroy());
+        ok.destroy();
+        noCopy.destroy();
+      }
+    });
+  });
+});
+
 describe('the set', () => {
   const local = { min: [-1, -1, -1] as [number, number, number], max: [1, 1, 1] as [number, number, number] };
   const buffer = (size: number, usage: number = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST): GPUBuffer =>
@@ -149,6 +420,21 @@ describe('the set', () => {
       expect(error, String(message)).toBeInstanceOf(ValidationError);
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('encodeClosestHit without geometry still takes one HitGeometry record (32 bytes) for its binding', async () => {
+    const set = gpu.createBoxSet([{ center: [0, 0, 0], halfExtents: [1, 1, 1], rotation: [0, 0, 0, 1] }]);
+    try {
+      const rays = buffer(48), hits = buffer(16);
+      const enc = gpu.ctx.device.createCommandEncoder();
+      await expect(gpu.rays.encodeClosestHit(enc, set, rays, 1, hits, buffer(16), { geometry: false }))
+        .rejects.toThrow(/geometry must be a GPUBuffer of at least 32 bytes/);
+      await expect(gpu.rays.encodeClosestHit(enc, set, rays, 1, hits, buffer(32), { geometry: false })).resolves.toBeUndefined();
+      gpu.ctx.device.queue.submit([enc.finish()]);
+      await gpu.ctx.device.queue.onSubmittedWorkDone();
+    } finally {
+      set.destroy();
     }
   });
 

@@ -92,7 +92,7 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
   };
   const cases: { workload: string; desc: LidarDescription; motion: LidarMotion; what: string }[] = [
     { workload: 'lidar-static', desc: plain, motion: {}, what: 'the plain table (no offsets, counter-clockwise from +x): today\'s static sweep' },
-    { workload: 'lidar-vlp32c', desc: vlp32c, motion: {}, what: 'the VLP-32C preset (per-laser azimuth offsets, clockwise, 10 Hz)' },
+    { workload: 'lidar-vlp32c', desc: vlp32c, motion: {}, what: 'the VLP-32C preset (per-laser azimuth offsets, beam heights and firing times, clockwise, 10 Hz)' },
     { workload: 'lidar-offsets', desc, motion: {}, what: 'beam origin 15.8 mm off the axis, per-channel azimuth offsets, clockwise' },
     { workload: 'lidar-moving-sensor', desc, motion: { poseEnd: POSE_END }, what: 'and the sensor moving 2 m and turning 1.7° during the 0.1 s sweep' },
     { workload: 'lidar-moving-boxes', desc, motion: { boxMotion: movingBoxes(boxes, moving) }, what: `and ${moving} boxes moving (≤ 15 m/s, ≤ 1 rad/s) during the sweep` },
