@@ -10,8 +10,8 @@ import type { CameraMatrices, OrbitCamera } from './gfx/camera.ts';
 import type { Renderer } from './gfx/renderer.ts';
 import type { GpuTimer } from './gfx/timer.ts';
 
-export type ViewName = 'picking' | 'lidar' | 'overlaps';
-export const VIEW_NAMES: readonly ViewName[] = ['picking', 'lidar', 'overlaps'];
+export type ViewName = 'picking' | 'lidar' | 'overlaps' | 'instances';
+export const VIEW_NAMES: readonly ViewName[] = ['picking', 'lidar', 'overlaps', 'instances'];
 
 export interface DemoContext {
   readonly gpu: ObbGpu;
@@ -127,6 +127,26 @@ export interface OverlapInfo {
   readonly head: number[];
 }
 
+/** The instances view's state, as its panel shows it. */
+export interface InstancesInfo {
+  /** Instances (boxes derived each frame). */
+  readonly count: number;
+  /** Frames the view has computed. */
+  readonly frame: number;
+  /** The tree work of the last refresh. */
+  readonly tree: 'none' | 'refit' | 'rebuild';
+  /** Whether the adapter has timestamp queries (else every GPU phase reads 'n/a'). */
+  readonly timestamps: boolean;
+  /** The panel's text per phase (GPU time): animate, derive, refit/rebuild, pick, pairs, draw. */
+  readonly phases: Readonly<Record<string, string>>;
+  /** Pairs in contact in the last pair list read (null: off or none yet). */
+  readonly contacts: number | null;
+  /** The pair list's overflow bits (PAIR_LIST_OVERFLOW_*; 0: complete). */
+  readonly overflow: number;
+  /** The last read-back pick (-1: nothing; null: none yet). */
+  readonly picked: number | null;
+}
+
 /** window.__demo: what test/gpu/demo.test.ts drives. */
 export interface DemoHook {
   ready: boolean;
@@ -153,6 +173,7 @@ export interface DemoHook {
   lidarPointCount(): number;
   overlapAt(t: number): Promise<OverlapInfo>;
   overlapCount(): number;
+  instances(): InstancesInfo;
   verify(): Promise<VerifyReport>;
 }
 

@@ -11,3 +11,8 @@ export const LIDAR_DEFAULTS = { boxes: 20_000, channels: 32, azimuths: 512, maxR
 
 export const OVERLAP_SEED = 3;
 export const OVERLAP_DEFAULT_SIZE = 2000;
+
+/** GPU-animated instances: the default fits SwiftShader; the slider (or `?instances=`) goes to 1M. */
+export const INSTANCES_SEED = 11;
+export const INSTANCES_DEFAULT_SIZE = 10_000;
+export const INSTANCES_MAX_SIZE = 1_000_000;

@@ -1,8 +1,9 @@
 /**
- * The demo page: one WebGPU canvas, a lil-gui control panel, a stats panel, and three views
- * (picking, LiDAR, overlaps). Each frame: the view records its compute work (GPU ray pick,
- * LiDAR sweep) into the frame's encoder, then its draws, and the frame is submitted at once;
- * readbacks for the panel are started after the submit and never awaited by a frame.
+ * The demo page: one WebGPU canvas, a lil-gui control panel, a stats panel, and four views
+ * (picking, LiDAR, overlaps, GPU instances). Each frame: the view records its compute work (GPU
+ * ray pick, LiDAR sweep, animation and derivation) into the frame's encoder, then its draws,
+ * and the frame is submitted at once; readbacks for the panel are started after the submit and
+ * never awaited by a frame.
  * `window.__demo` is the hook test/gpu/demo.test.ts drives.
  */
 import GUI from 'lil-gui';
@@ -14,6 +15,7 @@ import { GpuTimer } from './gfx/timer.ts';
 import { PickingView } from './views/picking.ts';
 import { LidarView } from './views/lidar.ts';
 import { OverlapsView } from './views/overlaps.ts';
+import { InstancesView } from './views/instances.ts';
 
 const canvas = document.getElementById('view') as HTMLCanvasElement;
 const statsEl = document.getElementById('stats') as HTMLDivElement;
@@ -23,6 +25,7 @@ const messageEl = document.getElementById('message') as HTMLDivElement;
 const HELP: Record<ViewName, string> = {
   picking: 'Move the mouse: each frame casts the mouse ray on the GPU through the BVH; the picked box turns amber, its entered face is outlined (cyan), the hit point (white) and normal (magenta) are drawn from the hit buffers directly. Drag: orbit · right-drag or shift-drag: pan · wheel: zoom.',
   lidar: 'A car (green) drives a loop through the city with a spinning LiDAR on its roof. Points are this sweep\'s returns, straight from the GPU buffer, red near → blue far; faint lines: the rays at the current azimuth. Drag to orbit around the car.',
+  instances: 'Boxes whose matrices only exist on the GPU: a compute pass animates them, the library derives their boxes from that buffer and refits the tree, the mouse ray is picked (amber) and all pairs found (red: in contact), every frame, in one encoder. The panel shows each phase\'s GPU time. "verify on CPU" reads a frame back and judges it in float64. Drag: orbit · wheel: zoom.',
   overlaps: 'Red: boxes in contact (all pairs on the GPU, every step). Orange: false contacts of the face-axes-only test. Yellow/cyan: the selected pair and its SAT axis with both projections (white = gap, red = overlap). Click a box to select it and its nearest neighbour.',
 };
 
@@ -51,6 +54,7 @@ const hook: DemoHook = {
   lidarPointCount: unavailable,
   overlapAt: unavailable,
   overlapCount: unavailable,
+  instances: unavailable,
   verify: unavailable,
 };
 window.__demo = hook;
@@ -186,7 +190,7 @@ async function start(): Promise<void> {
     showRenderingFlagsMissing(canvasProblem);
     return;
   }
-  const timer = new GpuTimer(device, ['pick', 'lidar', 'render']);
+  const timer = new GpuTimer(device, ['pick', 'lidar', 'render', 'animate', 'derive', 'tree', 'pairs']);
   const ctx: DemoContext = {
     gpu, device, renderer, timer, canvas, fail,
     note(text) {
@@ -197,19 +201,21 @@ async function start(): Promise<void> {
 
   const gui = new GUI({ title: 'webgpu-obb demo' });
   const controls = { view: 'picking' as ViewName, verify: () => void runVerify() };
-  const viewController = gui.add(controls, 'view', { Picking: 'picking', LiDAR: 'lidar', Overlaps: 'overlaps' }).name('view');
+  const viewController = gui.add(controls, 'view', { Picking: 'picking', LiDAR: 'lidar', Overlaps: 'overlaps', 'GPU instances': 'instances' }).name('view');
   gui.add(controls, 'verify').name('verify on CPU (float64)');
   const views: Record<ViewName, View> = {
     picking: new PickingView(ctx, gui),
     lidar: new LidarView(ctx, gui),
     overlaps: new OverlapsView(ctx, gui),
+    instances: new InstancesView(ctx, gui),
   };
   const picking = views.picking as PickingView;
   const lidar = views.lidar as LidarView;
   const overlaps = views.overlaps as OverlapsView;
+  const instances = views.instances as InstancesView;
   const verifyReports = new Map<ViewName, VerifyReport | 'running'>();
 
-  // URL parameters: ?view=lidar&picking=1000000&aabbs=1&lidar=50000&channels=128&azimuths=2048&overlaps=10000
+  // URL parameters: ?view=lidar&picking=1000000&aabbs=1&lidar=50000&channels=128&azimuths=2048&overlaps=10000&instances=1000000
   const query = new URLSearchParams(location.search);
   const num = (name: string): number | undefined => {
     const v = Number(query.get(name) ?? NaN);
@@ -220,6 +226,7 @@ async function start(): Promise<void> {
   lidar.params.channels = num('channels') ?? lidar.params.channels;
   lidar.params.azimuths = num('azimuths') ?? lidar.params.azimuths;
   overlaps.params.boxes = num('overlaps') ?? overlaps.params.boxes;
+  instances.params.instances = num('instances') ?? instances.params.instances;
   picking.params.showAabbs = query.get('aabbs') === '1';
   gui.controllersRecursive().forEach((c) => c.updateDisplay());
   const initial = query.get('view');
@@ -376,6 +383,7 @@ async function start(): Promise<void> {
     setPaused: (paused: boolean) => {
       lidar.params.paused = paused;
       overlaps.params.paused = paused;
+      instances.params.paused = paused;
     },
     camera: () => {
       const m = view.camera.matrices(Math.max(1, canvas.clientWidth), Math.max(1, canvas.clientHeight));
@@ -398,6 +406,7 @@ async function start(): Promise<void> {
     lidarPointCount: () => lidar.pointCount(),
     overlapAt: (t: number): Promise<OverlapInfo> => overlaps.overlapAt(t),
     overlapCount: () => overlaps.overlapCount(),
+    instances: () => instances.info(),
     verify: () => runVerify(),
   } satisfies Partial<DemoHook>);
 

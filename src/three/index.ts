@@ -5,6 +5,8 @@
  * - {@link ThreeBoxes}: every Mesh and InstancedMesh instance of a scene as a box, `sync()` of
  *   what moved, `pick` / `pickAt` / `pickEach` returning three.js intersections, and marquee
  *   `select`.
+ * - {@link ThreeGpuInstances}: an InstancedMesh whose matrices a compute node writes (storage
+ *   instancing) as a GPU-sourced set, with no CPU copy.
  * - {@link obbGpuFor}: an ObbGpu on a WebGPURenderer's own device (so its buffers can feed the
  *   renderer's passes), or on a device of its own for a WebGLRenderer.
  *
@@ -19,6 +21,7 @@
  */
 import { ObbGpu, type ObbGpuOptions } from '../ObbGpu.ts';
 
+export { ThreeGpuInstances, THREE_GPU_INSTANCES_REVISIONS, checkThreeRevision, type ThreeGpuInstancesOptions } from './ThreeGpuInstances.ts';
 export { ThreeBoxes, type LayersLike, type NdcRect, type Selected, type ShearPolicy, type SyncReport, type ThreeBoxesOptions } from './ThreeBoxes.ts';
 
 /** What obbGpuFor reads of a renderer: a WebGPURenderer's backend device, after `init()`. */

@@ -8,7 +8,10 @@
  *   ray `rayFromScreen` makes from the page's own camera matrices;
  * - LiDAR: the point count of a sweep equals the reference's hit count (`lidarRays` +
  *   `closestHitGrid`);
- * - overlaps: the contact count equals `allPairsSweep` (full and face-axes-only).
+ * - overlaps: the contact count equals `allPairsSweep` (full and face-axes-only);
+ * - instances (GPU-animated matrices, a GPU-sourced set): frames pick and find all pairs in their
+ *   own encoder, each phase's GPU time shows (or 'n/a'), and "verify" judges a frame read back
+ *   (derivation, pick, contacts) with 0 mismatches.
  * A screenshot of each view goes to test/artifacts/; the picking view's is also written to
  * docs/images/demo-picking.jpg, the README's picture, so every run refreshes it.
  * Without WebGPU, the page says so and what to do.
@@ -23,7 +26,7 @@ import { allPairsSweep, closestHitGrid } from '../../src/reference/accel.ts';
 import { lidarRays } from '../../src/reference/lidar.ts';
 import { project } from '../../demo/gfx/mat4.ts';
 import { boxChecksum, cityScene, KIND, tumbleBoxes, tumbleScene } from '../../demo/scenes.ts';
-import { LIDAR_DEFAULTS, OVERLAP_DEFAULT_SIZE, PICKING_DEFAULT_SIZE, PICKING_SEED } from '../../demo/config.ts';
+import { INSTANCES_DEFAULT_SIZE, LIDAR_DEFAULTS, OVERLAP_DEFAULT_SIZE, PICKING_DEFAULT_SIZE, PICKING_SEED } from '../../demo/config.ts';
 import type { PickInfo, VerifyReport } from '../../demo/app.ts';
 import { ARTIFACTS, openDemo, pixelStats, type DemoPage, type PixelStats } from './demoPage.ts';
 
@@ -194,6 +197,40 @@ describe('overlaps view', () => {
     expect(await demo.page.evaluate(() => window.__demo!.errors)).toEqual([]);
     expect(demo.consoleErrors).toEqual([]);
     expect(demo.consoleWarnings.filter((w) => /webgpu|wgsl|validation|gpu/i.test(w))).toEqual([]);
+  });
+});
+
+describe('instances view', () => {
+  it(`animates ${INSTANCES_DEFAULT_SIZE} instances on the GPU, picks and finds all pairs in the frame's encoder; a frame read back verifies with 0 mismatches`, async () => {
+    const { page } = demo;
+    await page.evaluate(() => window.__demo!.setView('instances'));
+    await page.evaluate(() => window.__demo!.waitFrames(3));
+    const cam = await page.evaluate(() => window.__demo!.camera());
+    await page.mouse.move(cam.left + Math.round(cam.width / 2), cam.top + Math.round(cam.height / 2));
+    await page.waitForFunction(() => {
+      const i = window.__demo!.instances();
+      return i.picked !== null && i.contacts !== null;
+    }, { timeout: 120_000, polling: 100 });
+    const before = await page.evaluate(() => window.__demo!.instances());
+    const r = await page.evaluate(() => window.__demo!.verify());
+    const info = await page.evaluate(() => window.__demo!.instances());
+    console.log(`instances: ${info.count} on the GPU, tree ${info.tree}, ${info.contacts} contacts, picked ${info.picked}; timestamps ${info.timestamps}; phases ${JSON.stringify(info.phases)}`);
+    expect(info.count).toBe(INSTANCES_DEFAULT_SIZE);
+    expect(info.frame).toBeGreaterThan(before.frame); // frames ran through the verification
+    expect(info.picked).toBeGreaterThanOrEqual(0); // the mouse is over the middle of the cloud
+    expect(info.contacts).toBeGreaterThan(0);
+    expect(info.tree).not.toBe('none'); // 10,000 boxes: the refresh keeps a tree for the pick
+    expect(info.overflow).toBe(0);
+    for (const phase of ['animate', 'derive', 'refit/rebuild', 'pick', 'pairs', 'draw']) {
+      expect(info.phases[phase], phase).toMatch(info.timestamps ? /^\d+(\.\d+)? (µs|ms)$/ : /^n\/a$/);
+    }
+    expectVerified(r);
+    // The derivation (one case per box), the pick and the contacts were all judged.
+    expect(r.total).toBeGreaterThan(INSTANCES_DEFAULT_SIZE);
+    expect(r.what).toMatch(/derivation of 10,000 boxes.*pick.*contacts/);
+    await screenshot('demo-instances.png');
+    expect(await page.evaluate(() => window.__demo!.errors)).toEqual([]);
+    expect(demo.consoleErrors).toEqual([]);
   });
 });
 

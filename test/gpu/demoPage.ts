@@ -3,7 +3,7 @@
  * own Vite config into test/artifacts/NAME-build, serves the build with `vite preview` on
  * 127.0.0.1 (a secure context), opens it in headless Chromium with the flags a WebGPU canvas
  * needs to show in screenshots (launchBrowser({ canvas: true })), and waits for the app's hook
- * (`window.__demo`, `window.__example`) to say ready. Console errors, page errors, failed
+ * (`window.__demo`, `window.__example`, `window.__gpuInstances`) to say ready. Console errors, page errors, failed
  * requests and GPU-looking warnings are collected for the test to assert on.
  */
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { build, preview, type PreviewServer } from 'vite';
 import { launchBrowser, type LaunchedBrowser } from '../../src/node/browser.ts';
 import type {} from '../../demo/app.ts';
 import type {} from '../../examples/three-picking/main.ts';
+import type {} from '../../examples/three-gpu-instances/main.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const ARTIFACTS = `${repoRoot}test/artifacts/`;
@@ -42,7 +43,12 @@ export function openThreeExample(options: PageOptions = {}): Promise<DemoPage> {
   return openApp('three-picking', `${repoRoot}examples/three-picking/vite.config.ts`, '__example', options);
 }
 
-async function openApp(name: string, configFile: string, hook: '__demo' | '__example', options: PageOptions): Promise<DemoPage> {
+/** The three.js storage-instancing example (examples/three-gpu-instances/), ready when `window.__gpuInstances.ready`. */
+export function openThreeGpuInstances(options: PageOptions = {}): Promise<DemoPage> {
+  return openApp('three-gpu-instances', `${repoRoot}examples/three-gpu-instances/vite.config.ts`, '__gpuInstances', options);
+}
+
+async function openApp(name: string, configFile: string, hook: '__demo' | '__example' | '__gpuInstances', options: PageOptions): Promise<DemoPage> {
   const { width = 1280, height = 720, readyTimeout = 120_000, query } = options;
   const cleanups: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
