@@ -13,9 +13,10 @@ import { BufferPool } from './runtime/pool.ts';
 import { GpuContext, INSTANCE_HINT, oneLine, type GpuContextOptions } from './runtime/context.ts';
 import type { RaySource } from './core/inputs.ts';
 import { PairQueries, type GpuPairList, type GpuPairResults, type PairListOptions } from './pairs/PairQueries.ts';
+import { PairListBuffers, type PairListBuffersOptions } from './pairs/PairListBuffers.ts';
 import { getKernel, type KernelName } from './runtime/pipelines.ts';
 import { Bvh } from './tree/Bvh.ts';
-import { FrustumCuller, type FrustumDraw } from './frustum/FrustumCuller.ts';
+import { FrustumCuller, type FrustumDraw, type GpuPlanes } from './frustum/FrustumCuller.ts';
 import { LidarSensor, type LidarOptions, type LidarSweep, type LidarSweepJob, type LidarSweepOptions } from './lidar/LidarSensor.ts';
 import type { LidarDescription, LidarPose } from './core/lidar.ts';
 import type { Plane } from './core/frustum.ts';
@@ -572,8 +573,20 @@ export class ObbGpu {
     return this.ctx.named('createFrustumCuller', async () => this.own(await FrustumCuller.create(this.ctx, capacity)));
   }
 
-  /** Culls `set` against six world planes and reads the visible indices back. */
-  frustumCull(culler: FrustumCuller, set: BoxSet, planes: readonly Plane[], draw?: FrustumDraw): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
+  /**
+   * A pair list on the GPU for `gpu.pairs.encodeAllPairs` (all pairs recorded into your encoder):
+   * `capacity` pairs, its status (valid count, overflow bits, indirect dispatch size) and its
+   * candidate list; free it with its `destroy()`.
+   *
+   * @example
+   * const list = gpu.createPairList(100_000); // list.pairsBuffer, list.statusBuffer
+   */
+  createPairList(capacity: number, options: PairListBuffersOptions = {}): PairListBuffers {
+    return this.own(PairListBuffers.create(this.ctx, capacity, options));
+  }
+
+  /** Culls `set` against six world planes (or planes on the GPU, see GpuPlanes) and reads the visible indices back. */
+  frustumCull(culler: FrustumCuller, set: BoxSet, planes: readonly Plane[] | GpuPlanes, draw?: FrustumDraw): Promise<{ visible: Uint32Array; drawArgs: Uint32Array }> {
     const op = 'frustumCull';
     return this.ctx.named(op, () => {
       checkBound(this.ctx, culler, 'culler', 'FrustumCuller', (v) => v instanceof FrustumCuller, op);

@@ -26,7 +26,7 @@ export { RadixSort, sortPasses } from './runtime/sort.ts';
 // Layouts, packers and the constants the kernels share.
 export {
   OBB, RAY, HIT, HIT_GEOMETRY, HIT_RECORD, PAIR_RESULT, RAY_PARAMS, PAIR_PARAMS, BVH_NODE, BVH_PARAMS, LIDAR_PARAMS, FRUSTUM_PARAMS,
-  GRID_PARAMS, DERIVE_PARAMS, LAYOUTS, packBoxes, packRays, type RayPackOptions,
+  GRID_PARAMS, DERIVE_PARAMS, PAIR_LIST_STATUS, LAYOUTS, packBoxes, packRays, type RayPackOptions,
 } from './layout/index.ts';
 export * from './constants.ts';
 export { recordCount, rayCount, canonicalRays, boxBounds, defaultOrigin, checkOrigin, checkBoxRange, checkRayRange, checkRayFilters, checkCapacity } from './core/inputs.ts';

@@ -126,6 +126,20 @@ export const PAIR_OPT_CONTACTS = 4;
 export const PAIR_OPT_LEAF_ORDER = 8;
 
 /**
+ * PairListStatus.overflow bits of a pair list recorded into the caller's encoder
+ * (PairQueries.encodeAllPairs): the list holds every overlapping pair only when the word is 0.
+ * LIST: more pairs than the list's capacity (the first `capacity` found are kept, in no order);
+ * CANDIDATES: more broad-phase candidates than the candidate list holds (some pairs were never
+ * tested); STACK: a tree walk overflowed its stack (never expected: the stack holds the tree's
+ * height bound).
+ */
+export const PAIR_LIST_OVERFLOW_LIST = 1;
+export const PAIR_LIST_OVERFLOW_CANDIDATES = 2;
+export const PAIR_LIST_OVERFLOW_STACK = 4;
+/** Invocations per workgroup that PairListStatus.dispatch counts workgroups of (one invocation per listed pair). */
+export const PAIR_LIST_DISPATCH_WG = 64;
+
+/**
  * GPU radix sort and scan: threads per workgroup and items per thread (WGSL overrides, so the
  * workgroup arrays are sized per pipeline). Defaults for GPUs; a CPU adapter gets
  * FALLBACK_BLOCK_TUNING (few threads, many items each: SwiftShader runs every invocation of a
@@ -353,6 +367,10 @@ export const WGSL_CONSTANTS = {
   PAIR_OPT_SELF: ['u32', PAIR_OPT_SELF],
   PAIR_OPT_CONTACTS: ['u32', PAIR_OPT_CONTACTS],
   PAIR_OPT_LEAF_ORDER: ['u32', PAIR_OPT_LEAF_ORDER],
+  PAIR_LIST_OVERFLOW_LIST: ['u32', PAIR_LIST_OVERFLOW_LIST],
+  PAIR_LIST_OVERFLOW_CANDIDATES: ['u32', PAIR_LIST_OVERFLOW_CANDIDATES],
+  PAIR_LIST_OVERFLOW_STACK: ['u32', PAIR_LIST_OVERFLOW_STACK],
+  PAIR_LIST_DISPATCH_WG: ['u32', PAIR_LIST_DISPATCH_WG],
   BVH_WG: ['u32', BVH_WG],
   BVH_LEAF: ['u32', BVH_LEAF],
   BVH_NONE: ['u32', BVH_NONE],

@@ -40,6 +40,7 @@ export type { RaycastOptions, SatOptions, ClosestHits, AllHits, PairResults } fr
 export { GPU_MAX_COORDINATE, type RaySource } from './core/inputs.ts';
 export {
   SAT_AXIS_NAMES, SAT_TOLERANCE, AXIS_TOLERANCE, LIDAR_NO_RETURN, FACE_NONE, BOX_FLAG_NAMES, type BoxFlagName,
+  PAIR_LIST_OVERFLOW_LIST, PAIR_LIST_OVERFLOW_CANDIDATES, PAIR_LIST_OVERFLOW_STACK, PAIR_LIST_DISPATCH_WG,
   FACE_POS_U, FACE_NEG_U, FACE_POS_V, FACE_NEG_V, FACE_POS_W, FACE_NEG_W, type SatAxisName,
 } from './constants.ts';
 
@@ -57,8 +58,9 @@ export {
 export type { DeriveLayout, BadBox } from './compare/derive.ts';
 export type { GpuClosestHits, GpuAllHits, GpuHitBuffers, RayKernelTuning } from './rays/RayQueries.ts';
 export type { GpuPairResults, GpuPairList } from './pairs/PairQueries.ts';
+export { PairListBuffers, type PairListBuffersOptions, type PairListRead } from './pairs/PairListBuffers.ts';
 export { LidarSensor, type LidarMethod, type LidarOptions, type LidarSweep, type LidarSweepOptions, type LidarSweepJob } from './lidar/LidarSensor.ts';
-export type { FrustumCuller, FrustumDraw } from './frustum/FrustumCuller.ts';
+export type { FrustumCuller, FrustumDraw, GpuPlanes } from './frustum/FrustumCuller.ts';
 export type { GpuContext, GpuContextOptions, GpuContextLimits, GpuLimitOverrides, AdapterSummary } from './runtime/context.ts';
 
 // Errors.

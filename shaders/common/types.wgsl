@@ -76,6 +76,19 @@ struct PairParams {
   capacity: u32,     // offset(32) size(4) pair list capacity
 }                    // size(48)
 
+// The state of a pair list recorded into the caller's encoder (pairs/status.wgsl): count pairs
+// valid in the list (min(found, capacity)), found overlapping pairs appended (more than the
+// capacity: overflow), candidates the broad phase listed, overflow PAIR_LIST_OVERFLOW_* bits (0:
+// the list is complete), dispatch workgroups of 64 for one invocation per valid pair (x at most
+// 65,535; dispatchWorkgroupsIndirect at byte 16).
+struct PairListStatus {
+  count: u32,        // offset(0) size(4)
+  found: u32,        // offset(4) size(4)
+  candidates: u32,   // offset(8) size(4)
+  overflow: u32,     // offset(12) size(4)
+  dispatch: vec3u,   // offset(16) size(12)
+}                    // size(32)
+
 // A BVH node (internal nodes only; leaves are boxes). left/right: an internal node index, or
 // BVH_LEAF | box index. AABBs are in the set's floating-origin frame.
 struct BvhNode {
@@ -114,7 +127,11 @@ struct LidarParams {
   beamOffset: f32,   // offset(84) size(4)
   moving: u32,       // offset(88) size(4)
   chunkWidth: u32,   // offset(92) size(4)
-}                    // size(96)
+  frameRows: u32,    // offset(96) size(4): frames per column in the setup table (1, or C: per ray)
+  timeRows: u32,     // offset(100) size(4): firing times per column of the moving boxes (firingGroups)
+  pad0: u32,         // offset(104) size(4)
+  pad1: u32,         // offset(108) size(4)
+}                    // size(112)
 
 // Uniform parameters of a LiDAR sweep by the tree (lidar/tree.wgsl): the sensor's size, the
 // sweep's mask, how many boxes move (their table holds movingCount boxes per column), the range
@@ -126,7 +143,7 @@ struct LidarSweepParams {
   movingCount: u32,    // offset(12) size(4)
   minRange: f32,       // offset(16) size(4)
   maxRange: f32,       // offset(20) size(4)
-  pad0: u32,           // offset(24) size(4)
+  frameRows: u32,      // offset(24) size(4): frames per column in the setup table (1, or C: per ray)
   pad1: u32,           // offset(28) size(4)
 }                      // size(32)
 

@@ -7,7 +7,7 @@
 // Bindings: boxes: array<Obb> (the set's, relative to its floating origin); lidarRange:
 // array<f32>, lidarBox: array<u32> (the sweep's images); lidarSetup: array<vec4u> (the tree
 // method's setup table of the sweep: per ray its azimuth and elevation, per column its beam
-// origin and axes, the moving boxes at each column's time); returnParams: LidarReturnParams;
+// origin and axes, per ray with per-laser data, the moving boxes at each firing time); returnParams: LidarReturnParams;
 // lidarReflectivity: array<f32> (per box; read with LIDAR_RETURN_MATERIALS, else every box 1);
 // lidarIntensity: array<f32> (out: 0 where there is no return). Workgroup size WG.
 // CPU twin: returnIntensities in lidarSweepReference (src/reference/lidar.ts).
@@ -22,11 +22,13 @@ override WG: u32 = 64u;
 @group(0) @binding(31) var<storage, read> lidarReflectivity: array<f32>;
 @group(0) @binding(32) var<storage, read_write> lidarIntensity: array<f32>;
 
-// Box i of the set at column a's time: a moving one (listed in the setup table, indices
-// increasing) from the table, a static one from the set.
-fn returnBox(a: u32, i: u32) -> Obb {
+// Box i of the set at ray (c, a)'s time: a moving one (listed in the setup table, indices
+// increasing) from the table, at the time slot g · A + a of the ray's firing-time row g (its
+// frame's w), a static one from the set.
+fn returnBox(c: u32, a: u32, i: u32) -> Obb {
   let m = returnParams.moving;
-  let list = returnRays() + 4u * returnParams.azimuths;
+  let list = returnRays() + 4u * returnParams.frameRows * returnParams.azimuths;
+  let slot = lidarSetup[returnFrame(c, a)].w * returnParams.azimuths + a;
   var lo = 0u;
   var hi = m;
   while (lo < hi) {
@@ -34,7 +36,7 @@ fn returnBox(a: u32, i: u32) -> Obb {
     if (lidarSetup[list + mid].x < i) { lo = mid + 1u; } else { hi = mid; }
   }
   if (lo < m && lidarSetup[list + lo].x == i) {
-    let at = list + m + 3u * (a * m + lo);
+    let at = list + m + 3u * (slot * m + lo);
     let p = bitcast<vec4f>(lidarSetup[at]);
     let u = bitcast<vec4f>(lidarSetup[at + 1u]);
     let v = bitcast<vec4f>(lidarSetup[at + 2u]);
@@ -89,7 +91,7 @@ fn lidarHitIntensity(
   let a = r % returnParams.azimuths;
   let t = lidarRange[r];
   let ray = returnRay(c, a);
-  let cosine = hitIncidence(returnBox(a, i), ray.origin + t * ray.dir, ray.dir);
+  let cosine = hitIncidence(returnBox(c, a, i), ray.origin + t * ray.dir, ray.dir);
   var rho = 1.0;
   if ((returnParams.flags & LIDAR_RETURN_MATERIALS) != 0u) {
     rho = lidarReflectivity[i];

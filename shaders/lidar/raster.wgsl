@@ -80,13 +80,21 @@ override TILE_AZ: u32 = 4u;
 // Motion during the sweep compiled in: set per pipeline by the host (LidarSensor: false for a
 // motionless sweep), so a CPU adapter, which runs both sides of a branch, does not pay for the
 // motion path on every box a ray is offered (it took the static 128 × 2,048 sweep's tile pass
-// from ~57 to ~90 ms on SwiftShader as a runtime test alone). With MOTION the flag still decides.
-override MOTION: bool = true;
+// from ~57 to ~90 ms on SwiftShader as a runtime test alone). The host compiles MOTION in for
+// sweeps with LIDAR_MOTION set and for those alone, so the override decides by itself: a
+// pipeline with motion then carries no static branch either (which a CPU adapter would also run).
+override MOTION: bool = false;
 
-// Whether this sweep moves (LIDAR_MOTION, when compiled in).
+// Whether this sweep moves (LIDAR_MOTION: the host sets the flag exactly when it compiles MOTION in).
 fn sweepMoves() -> bool {
-  return MOTION && (lidar.flags & LIDAR_MOTION) != 0u;
+  return MOTION;
 }
+
+// Boxes moving during the sweep compiled in (with MOTION; the host: lidar.moving > 0). Without
+// them a CPU adapter does not run the moving-box read under a mask for every box a ray is offered:
+// that alone took a 64 × 512 moving-sensor sweep from about 180 to 88 ms of CPU time on
+// SwiftShader (docs/performance.md, "Per-laser data and the motion path (2026-12-03)").
+override MOVING: bool = false;
 
 // The beams' angular noise compiled in (a sensor whose description has azimuth or elevation
 // noise; src/lidar/returnStage.ts perturbs the setup table's rays before the sweep): every ray's
@@ -475,6 +483,11 @@ fn staticPrint(i: u32) -> Print {
 // ray) touches are visited. Static boxes keep their RasterBox with the centre in place of the
 // sensor origin in the box frame (which changes with the column); moving boxes come after the
 // set's boxes, slot boxCount + k for moving box k, and are tested at each ray's column's time.
+// Per-laser data (vertical offsets, firing-time offsets) takes this path too, moving or not: each
+// ray then has a frame of its own (its channel's firing: time τ_a + f_c, beam origin turned with
+// the head and lifted by v_c), the moving boxes sit at each firing-time row's times, the firing
+// turn is part of the channel's azimuth offset (so of the image's column shifts and residuals),
+// and the host's records bound every ray of a chunk, not only its columns' first firings.
 
 fn raysTotal() -> u32 {
   return lidar.channels * lidar.azimuths;
@@ -484,29 +497,40 @@ fn setupVec(k: u32) -> vec3f {
   return bitcast<vec3f>(lidarSetup[k].xyz);
 }
 
-// Column a's entries: beam origin, then the sensor's x, y, z axes at its time.
-fn columnEntry(a: u32) -> u32 {
-  return raysTotal() + 4u * a;
+// Frame f's entries: beam origin (w: its firing-time row g as u32: the moving boxes of the ray are
+// those of time slot g · A + its column), then the sensor's x, y, z axes at its time. One frame per column (lidar.frameRows = 1: frame a), or with per-laser data
+// (vertical offsets, firing times; frameRows = C) one per ray (frame c · A + a).
+fn frameEntry(f: u32) -> u32 {
+  return raysTotal() + 4u * f;
+}
+
+// The frame of ray (channel c, encoder column a).
+fn rayFrame(c: u32, a: u32) -> u32 {
+  return select(a, c * lidar.azimuths + a, lidar.frameRows > 1u);
+}
+
+fn framesTotal() -> u32 {
+  return lidar.frameRows * lidar.azimuths;
 }
 
 // Moving box k: (index in the set, mask, growth rate g as f32 bits, 0).
 fn movingEntry(k: u32) -> vec4u {
-  return lidarSetup[raysTotal() + 4u * lidar.azimuths + k];
+  return lidarSetup[raysTotal() + 4u * framesTotal() + k];
 }
 
-// Moving box k at column a's time.
-fn movingObb(a: u32, k: u32) -> Obb {
-  let at = raysTotal() + 4u * lidar.azimuths + lidar.moving + 3u * (a * lidar.moving + k);
+// Moving box k at time slot s (firing-time row g, column a: s = g · A + a).
+fn movingObb(s: u32, k: u32) -> Obb {
+  let at = raysTotal() + 4u * framesTotal() + lidar.moving + 3u * (s * lidar.moving + k);
   let p = bitcast<vec4f>(lidarSetup[at]);
   let u = bitcast<vec4f>(lidarSetup[at + 1u]);
   let v = bitcast<vec4f>(lidarSetup[at + 2u]);
   return Obb(p.xyz, p.w, u.xyz, u.w, v.xyz, v.w);
 }
 
-// Motion record r (0: the whole sweep; 1 + j: chunk j): three entries, (reference column, δ, Δτ,
-// 0), (cos γ, sin γ, azimuth pad, 0), (reference position, 0).
+// Motion record r (0: the whole sweep; 1 + j: chunk j): three entries, (reference frame, δ, Δτ,
+// its time slot), (cos γ, sin γ, azimuth pad, 0), (reference position, 0).
 fn motionRecord(r: u32) -> u32 {
-  return raysTotal() + 4u * lidar.azimuths + lidar.moving + 3u * lidar.azimuths * lidar.moving + 3u * r;
+  return raysTotal() + 4u * framesTotal() + lidar.moving + 3u * lidar.timeRows * lidar.azimuths * lidar.moving + 3u * r;
 }
 
 // Slot i's footprint for the rays of motion record r.
@@ -514,15 +538,15 @@ fn recordPrint(i: u32, r: u32) -> Print {
   let at = motionRecord(r);
   let q = lidarSetup[at];
   let turn = bitcast<vec4f>(lidarSetup[at + 1u]).xyz;
-  let col = columnEntry(q.x);
+  let col = frameEntry(q.x);
   let frame = Frame(setupVec(at + 2u), setupVec(col + 1u), setupVec(col + 2u), setupVec(col + 3u));
   var grow = bitcast<f32>(q.y);
   var b: Obb;
-  if (i < params.boxCount) {
+  if (!MOVING || i < params.boxCount) {
     b = boxes[i];
   } else {
     let k = i - params.boxCount;
-    b = movingObb(q.x, k);
+    b = movingObb(q.w, k);
     grow += bitcast<f32>(movingEntry(k).z) * bitcast<f32>(q.z);
   }
   let lb = localBox(b, frame);
@@ -568,6 +592,10 @@ fn motionPrint(i: u32) -> Print {
   }
   let az = lidar.azimuths;
   let cw = lidar.chunkWidth;
+  if (cw >= az) {
+    // One chunk (nothing moves: per-laser data alone): its bounds are the whole sweep's.
+    return whole;
+  }
   let chunks = (az + cw - 1u) / cw;
   // The chunks the whole sweep's column range touches, in order from its first column's (past
   // the last chunk to the first for a range across the seam); columns counted on from there
@@ -735,11 +763,11 @@ struct Best {
 
 // One ray of a tile: its direction, where it starts (start; without motion: its beam origin's offset
 // from the sensor origin, zero without a beam-origin offset; with motion: its beam origin,
-// relative to the set's floating origin) and its encoder column.
+// relative to the set's floating origin) and, with motion, the time slot of its moving boxes.
 struct TileRay {
   dir: vec3f,
   start: vec3f,
-  column: u32,
+  slot: u32,
 }
 
 // Offers the box in slot i (record b, rectangle rect) to the ray of sorted channel s.
@@ -761,8 +789,8 @@ fn offer(s: u32, ray: TileRay, rect: vec4u, i: u32, b: RasterBox, best: ptr<func
     var u = b.u;
     var v = b.v;
     var w = b.w;
-    if (i >= params.boxCount) {
-      let o = movingObb(ray.column, i - params.boxCount);
+    if (MOVING && i >= params.boxCount) {
+      let o = movingObb(ray.slot, i - params.boxCount);
       c = o.center;
       u = o.u;
       v = o.v;
@@ -842,8 +870,11 @@ fn tileRay(s: u32, a: u32) -> TileRay {
   }
   let t = bitcast<vec4f>(lidarSetup[at.x * lidar.azimuths + at.y]);
   let local = vec3f(t.z * t.x, t.z * t.y, t.w);
-  let col = columnEntry(at.y);
-  return TileRay(normalize(local.x * setupVec(col + 1u) + local.y * setupVec(col + 2u) + local.z * setupVec(col + 3u)), setupVec(col), at.y);
+  let col = frameEntry(rayFrame(at.x, at.y));
+  let origin = lidarSetup[col];
+  // The moving boxes' time slot only when they are compiled in (one load less per ray otherwise).
+  let slot = select(0u, origin.w * lidar.azimuths + at.y, MOVING);
+  return TileRay(normalize(local.x * setupVec(col + 1u) + local.y * setupVec(col + 2u) + local.z * setupVec(col + 3u)), bitcast<vec3f>(origin.xyz), slot);
 }
 
 // Whether box i comes before box j in a sorted tile list: nearer distance bound first, then

@@ -26,7 +26,7 @@ struct LidarReturnParams {
   minSeparation: f32,       // offset(60) size(4)
   mode: u32,                // offset(64) size(4): LIDAR_RETURNS_* (strongest, last, dual)
   boxCount: u32,            // offset(68) size(4)
-  pad0: u32,                // offset(72) size(4)
+  frameRows: u32,           // offset(72) size(4): frames per column in the setup table (1, or C: per ray)
   pad1: u32,                // offset(76) size(4)
 }                           // size(80)
 
@@ -44,12 +44,17 @@ struct ReturnRay {
   dir: vec3f,
 }
 
+// The setup-table entry of ray (c, a)'s frame: its column's, or with per-laser data (frameRows = C) its own.
+fn returnFrame(c: u32, a: u32) -> u32 {
+  return returnRays() + 4u * select(a, c * returnParams.azimuths + a, returnParams.frameRows > 1u);
+}
+
 // Ray (channel c, column a) from the setup table, in bvhLidar's operations (lidar/tree.wgsl): its
-// column's beam origin, the column's axes applied to (cos e cos φ, cos e sin φ, sin e).
+// frame's beam origin, the frame's axes applied to (cos e cos φ, cos e sin φ, sin e).
 fn returnRay(c: u32, a: u32) -> ReturnRay {
   let t = bitcast<vec4f>(lidarSetup[c * returnParams.azimuths + a]);
   let local = vec3f(t.z * t.x, t.z * t.y, t.w);
-  let col = returnRays() + 4u * a;
+  let col = returnFrame(c, a);
   let dir = normalize(local.x * returnSetupVec(col + 1u) + local.y * returnSetupVec(col + 2u) + local.z * returnSetupVec(col + 3u));
   return ReturnRay(returnSetupVec(col), dir);
 }

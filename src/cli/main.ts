@@ -32,11 +32,11 @@ export { EXIT, type CliIo } from './common.ts';
 import { sceneResultFromCpu, sceneResultFromGpu, type CpuSceneRaw, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
 import { runReference, runSceneGpuRaw } from './run.ts';
 import { checkReferenceCapacity, phaseProgress, sceneMotion } from '../judge/judge.ts';
-import { lidarPointFields } from '../reference/lidar.ts';
 import {
   POINT_CLOUD_FORMATS, pointCloudExtension, writePointCloud,
   type PointCloudOptions, type PointFrame, type PointLayout, type PointTime, type RingOrder,
 } from '../files/pointCloud.ts';
+import { lidarSweepCloud } from '../lidar/sweepCloud.ts';
 import { lidarGroundTruth, writeGroundTruthJson, writeOpenPcdetLabels } from '../files/groundTruth.ts';
 import { McapRecorder, type McapWritable } from '../files/mcap.ts';
 import { compareScene, formatSceneComparison } from './verify.ts';
@@ -83,9 +83,11 @@ Options:
 ${KIT_OPTIONS}
   -o, --out FILE      run: write the result to FILE (atomically) instead of stdout
   --lidar-out DIR     run: also write each LiDAR sweep's returns as a point cloud,
-                      DIR/lidar-K.pcd|.ply|.bin (x y z, intensity = incidence cosine, ring,
-                      column, time, label = box; KITTI: x y z and the cosine as reflectance),
-                      from the sweep's own float32 (GPU) or float64 (CPU) ranges
+                      DIR/lidar-K.pcd|.ply|.bin (x y z, intensity = the modelled one or the
+                      incidence cosine, ring, column, time, label = box, class with classIds,
+                      return_index/return_count for a dual beam; KITTI: x y z and the
+                      intensity as reflectance), from the sweep's own float32 (GPU) or
+                      float64 (CPU) values
   --lidar-format pcd|ply|kitti|mcap
                       the point-cloud format (default pcd: binary PCD v0.7); mcap: one
                       recording DIR/lidar.mcap for Foxglove and ros2 bag play (sweep K on
@@ -126,10 +128,14 @@ Scene file: { "boxes": [ { "center": [x,y,z], "halfExtents": [hx,hy,hz],
               "pairs": [ [i, j] ], "allPairs": true,
               "lidars": [ { "sensor": "velodyne-vlp16" | { "elevationsDeg": [...], "columns": N,
                             "maxRange": R, "azimuthOffsetsDeg"?, "beamOriginOffset"?,
-                            "azimuthStartDeg"?, "azimuthEndDeg"?, "minRange"?, "sweepTime"? },
+                            "azimuthStartDeg"?, "azimuthEndDeg"?, "minRange"?, "sweepTime"?,
+                            "verticalOffsets"? (m), "firingTimeOffsets"? (s) },
                             "pose": { "position": [x,y,z], "rotation": [x,y,z,w] }, "poseEnd"? } ] }
             (rays, pairs, allPairs, lidars optional; a box may carry "velocity" and
-             "angularVelocity" [x,y,z], moving during the sweeps)
+             "angularVelocity" [x,y,z], moving during the sweeps, and "reflectivity" (0..1)
+             and "classId"; a lidars entry "intensity": true | { "referenceRange"?,
+             "atmosphere"? }, "noise" (…StdDevDeg for angles), "beam" ("divergenceDeg": [h, v],
+             "returns": "dual", …) and "seed": docs/lidar.md, "Scene and result files")
 
 Result numbers: t, normals and gaps from the GPU are float32, written as the shortest decimal
 that reads back as the same float32; the CPU reference's are float64.
@@ -526,7 +532,11 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   } else {
     const raw = await gpuRaw();
     result = sceneResultFromGpu(scene, raw);
-    sweeps = raw.lidars?.map((l) => ({ range: Float32Array.from(l.range), box: Int32Array.from(l.box), returnsPerBox: l.returnsPerBox }));
+    sweeps = raw.lidars?.map((l) => ({
+      range: Float32Array.from(l.range), box: Int32Array.from(l.box), returnsPerBox: l.returnsPerBox,
+      intensity: l.intensity && Float32Array.from(l.intensity),
+      second: l.second && { range: Float32Array.from(l.second.range), box: Int32Array.from(l.second.box), intensity: Float32Array.from(l.second.intensity) },
+    }));
   }
   // Name the scene answered, so that `judge` can refuse this result against another scene.
   const { backend, adapter, ...answers } = result;
@@ -544,8 +554,14 @@ async function execute(args: Parsed, io: CliIo): Promise<number> {
   return EXIT.OK;
 }
 
-/** The CLI's class names: scene files carry no class per box, so every box is of class 0. */
-const CLI_CLASS_NAMES = ['Box'];
+/**
+ * The CLI's class names, by class id: `Box` for class 0 (every box of a scene without
+ * `classId`s), `Class1`, `Class2`, … for the ids a scene's boxes give.
+ */
+function classNames(scene: Scene): string[] {
+  const top = scene.materials ? Math.max(0, ...scene.materials.classId) : 0;
+  return Array.from({ length: top + 1 }, (_, k) => (k === 0 ? 'Box' : `Class${k}`));
+}
 
 /** A recorder on `writable`, or exit 1 saying which packages to install. */
 async function openRecorder(writable: McapWritable): Promise<McapRecorder> {
@@ -556,11 +572,12 @@ async function openRecorder(writable: McapWritable): Promise<McapRecorder> {
   }
 }
 
-/** The point-cloud writers' options the command line chose, for sweep `l`. */
-function pointOptions(args: Parsed, l: SceneLidar): PointCloudOptions {
+/** The point-cloud writers' options the command line chose, for sweep `l` (a `class` field when the scene's boxes give `classId`s). */
+function pointOptions(args: Parsed, l: SceneLidar, scene: Scene): PointCloudOptions {
   return {
     frame: args.lidarFrame, ring: args.lidarRing, elevations: l.desc.elevations, layout: args.lidarLayout, organized: args.lidarOrganized,
     ...(args.lidarTime === undefined ? {} : { time: args.lidarTime }),
+    ...(scene.materials && args.lidarLayout !== 'autoware' ? { classIds: scene.materials.classId } : {}),
   };
 }
 
@@ -587,9 +604,11 @@ async function writeLidarOutputs(scene: Scene, sweeps: NonNullable<CpuSceneRaw['
   const prepare = (k: number) => {
     const l = lidars[k]!;
     const sweep = sweeps[k]!;
-    const cloud = lidarPointFields(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), sweep.range, sweep.box);
-    const truth = args.lidarGroundTruth ? lidarGroundTruth(scene.boxes, l.pose, sweep.returnsPerBox) : undefined;
-    const returns = cloud.box.reduce((n, b) => n + (b >= 0 ? 1 : 0), 0);
+    // The modelled intensities and a dual-return sweep's second returns travel with the points.
+    const cloud = lidarSweepCloud(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), sweep, { seed: l.seed });
+    const classIds = scene.materials?.classId;
+    const truth = args.lidarGroundTruth ? lidarGroundTruth(scene.boxes, l.pose, sweep.returnsPerBox, classIds ? { classIds } : {}) : undefined;
+    const returns = cloud.box.reduce((n, b) => n + (b >= 0 ? 1 : 0), 0) + (cloud.second?.box.reduce((n, b) => n + (b >= 0 ? 1 : 0), 0) ?? 0);
     return { l, cloud, truth, returns };
   };
   if (args.lidarFormat === 'mcap') {
@@ -600,7 +619,7 @@ async function writeLidarOutputs(scene: Scene, sweeps: NonNullable<CpuSceneRaw['
       for (let k = 0; k < lidars.length; k++) {
         const { l, cloud, truth, returns } = prepare(k);
         // A scene's sweeps are simultaneous: each sensor on its own topics, all stamped 0.
-        await r.add({ cloud, pose: l.pose, stamp: 0, sensor: `lidar_${k}`, points: pointOptions(args, l), classNames: CLI_CLASS_NAMES, ...(truth ? { groundTruth: truth } : {}) });
+        await r.add({ cloud, pose: l.pose, stamp: 0, sensor: `lidar_${k}`, points: pointOptions(args, l, scene), classNames: classNames(scene), ...(truth ? { groundTruth: truth } : {}) });
         points += returns;
         tick?.(k + 1, lidars.length, points);
       }
@@ -616,7 +635,7 @@ async function writeLidarOutputs(scene: Scene, sweeps: NonNullable<CpuSceneRaw['
     const file = join(dir, `lidar-${k}${pointCloudExtension(format)}`);
     let bytes: Uint8Array;
     try {
-      bytes = format === 'kitti' ? writePointCloud(format, cloud) : writePointCloud(format, cloud, pointOptions(args, l));
+      bytes = format === 'kitti' ? writePointCloud(format, cloud) : writePointCloud(format, cloud, pointOptions(args, l, scene));
     } catch (error) {
       // An option the sweep cannot take (uint32 nanoseconds past 4.29 s), named in one line.
       throw new CliError(EXIT.FAILED, `--lidar-out ${file}: ${oneLine(error)}`);
@@ -625,9 +644,9 @@ async function writeLidarOutputs(scene: Scene, sweeps: NonNullable<CpuSceneRaw['
     progress(`wrote ${file} (${returns} points, ${format}, ${args.lidarFrame} frame)`);
     if (truth) {
       const labels = join(dir, `lidar-${k}.txt`);
-      await writeFileAtomic(labels, writeOpenPcdetLabels(truth, CLI_CLASS_NAMES), `--lidar-out ${labels}: cannot write the labels`);
+      await writeFileAtomic(labels, writeOpenPcdetLabels(truth, classNames(scene)), `--lidar-out ${labels}: cannot write the labels`);
       const json = join(dir, `lidar-${k}.json`);
-      await writeFileAtomic(json, writeGroundTruthJson(truth, { classNames: CLI_CLASS_NAMES, frameId: `lidar_${k}` }), `--lidar-out ${json}: cannot write the ground truth`);
+      await writeFileAtomic(json, writeGroundTruthJson(truth, { classNames: classNames(scene), frameId: `lidar_${k}` }), `--lidar-out ${json}: cannot write the ground truth`);
       progress(`wrote ${labels} and ${json} (${count(truth.length, 'box', 'boxes')} seen)`);
     }
     points += returns;

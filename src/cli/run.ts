@@ -7,7 +7,8 @@
  */
 import type { Accel, ObbGpu } from '../ObbGpu.ts';
 import { count, type Scene } from '../files/scene.ts';
-import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type SceneResult } from '../files/results.ts';
+import { sceneResultFromCpu, sceneResultFromGpu, type GpuSceneRaw, type LidarImages, type SceneResult } from '../files/results.ts';
+import { hasReturnNoise } from '../core/lidar.ts';
 import { runReference, sceneMotion, type ProgressFn } from '../judge/judge.ts';
 import type { LidarSensor } from '../lidar/LidarSensor.ts';
 
@@ -22,6 +23,33 @@ export { runReference, type ProgressFn } from '../judge/judge.ts';
  */
 export function runSceneCpu(scene: Scene, onProgress?: ProgressFn): SceneResult {
   return sceneResultFromCpu(scene, runReference(scene, onProgress));
+}
+
+/**
+ * Awaits `wait` (one GPU submission, which has no progress of its own to report) and, after two
+ * seconds, says so once a second with its counts and the time so far, so that a long sweep is
+ * not silent; the lines are periodic (a caller printing one summary per scene may drop them).
+ *
+ * @example
+ * const sweeps = await heartbeat(console.error, 'LiDAR: 2 sweeps, 524,288 rays', gpu.lidarSweepMany(set, jobs));
+ * // LiDAR: 2 sweeps, 524,288 rays: waiting for the GPU, 3 s so far
+ */
+export async function heartbeat<T>(onProgress: ProgressFn | undefined, what: string, wait: Promise<T>, now: () => number = () => Date.now()): Promise<T> {
+  if (!onProgress) {
+    return wait;
+  }
+  const started = now();
+  const timer = setInterval(() => {
+    const s = Math.round((now() - started) / 1000);
+    if (s >= 2) {
+      onProgress(`${what}: waiting for the GPU, ${s} s so far`, true);
+    }
+  }, 1000);
+  try {
+    return await wait;
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /**
@@ -68,8 +96,25 @@ export async function runSceneGpuRaw(scene: Scene, gpu: ObbGpu, onProgress?: Pro
         for (const l of scene.lidars) {
           sensors.push(await gpu.createLidar(l.desc));
         }
-        const sweeps = await gpu.lidarSweepMany(set, scene.lidars.map((l, k) => ({ sensor: sensors[k]!, pose: l.pose, options: sceneMotion(scene, l) })));
-        out.lidars = sweeps.map((s) => ({ range: Array.from(s.range), box: Array.from(s.box), returnsPerBox: Array.from(s.returnsPerBox) }));
+        if (scene.materials) {
+          await set.setMaterials(scene.materials);
+        }
+        const sweeps = await heartbeat(onProgress, `LiDAR: ${count(scene.lidars.length, 'sweep', 'sweeps')}, ${count(rays, 'ray', 'rays')}`, gpu.lidarSweepMany(set, scene.lidars.map((l, k) => ({
+          sensor: sensors[k]!, pose: l.pose,
+          // What the beam sees: the intensities when the result carries them, the seed, each pass of a returns stage (what the judge checks).
+          options: { ...sceneMotion(scene, l), seed: l.seed, intensity: l.intensity, passes: hasReturnNoise(l.desc) || l.desc.beam !== undefined },
+        }))));
+        out.lidars = sweeps.map((s) => {
+          const images = (i: { range: ArrayLike<number>; box: ArrayLike<number>; intensity: ArrayLike<number> }): LidarImages =>
+            ({ range: Array.from(i.range), box: Array.from(i.box), intensity: Array.from(i.intensity) });
+          return {
+            range: Array.from(s.range), box: Array.from(s.box), returnsPerBox: Array.from(s.returnsPerBox),
+            ...(s.intensity ? { intensity: Array.from(s.intensity) } : {}),
+            ...(s.returnCount ? { returnCount: Array.from(s.returnCount) } : {}),
+            ...(s.second ? { second: images(s.second) } : {}),
+            ...(s.passes ? { passes: s.passes.map(images) } : {}),
+          };
+        });
       } finally {
         for (const sensor of sensors) {
           sensor.destroy();

@@ -9,7 +9,8 @@
 import type { ClosestHits } from '../reference/raycast.ts';
 import type { PairResults } from '../reference/pairs.ts';
 import type { Scene } from '../files/scene.ts';
-import type { CpuSceneRaw, GpuSceneRaw } from '../files/results.ts';
+import type { CpuSceneRaw, GpuSceneRaw, LidarImages } from '../files/results.ts';
+import type { ParsedImages } from '../judge/result.ts';
 import { compareAnswers, type ProgressFn, type SceneComparison } from '../judge/judge.ts';
 
 export { formatSceneComparison, type SceneComparison } from '../judge/judge.ts';
@@ -56,7 +57,16 @@ export function compareScene(scene: Scene, gpu: GpuSceneRaw, ref?: CpuSceneRaw, 
     ...(gpu.pairs ? { pairs: gpuPairResults(gpu.pairs) } : {}),
     ...(gpu.allPairs ? { allPairs: Uint32Array.from(gpu.allPairs) } : {}),
     ...(gpu.lidars ? {
-      lidars: gpu.lidars.map((l) => ({ range: Float64Array.from(l.range), box: Int32Array.from(l.box), returnsPerBox: Uint32Array.from(l.returnsPerBox) })),
+      lidars: gpu.lidars.map((l) => {
+        const images = (i: LidarImages): ParsedImages => ({ range: Float64Array.from(i.range), box: Int32Array.from(i.box), intensity: Float64Array.from(i.intensity) });
+        return {
+          range: Float64Array.from(l.range), box: Int32Array.from(l.box), returnsPerBox: Uint32Array.from(l.returnsPerBox),
+          ...(l.intensity ? { intensity: Float64Array.from(l.intensity) } : {}),
+          ...(l.returnCount ? { returnCount: Uint8Array.from(l.returnCount) } : {}),
+          ...(l.second ? { second: images(l.second) } : {}),
+          ...(l.passes ? { passes: l.passes.map(images) } : {}),
+        };
+      }),
     } : {}),
   }, { origin: gpu.origin, ...(ref ? { reference: ref } : {}), ...(onProgress ? { onProgress } : {}) });
 }

@@ -2,11 +2,11 @@
  * A LiDAR sweep judged against the float64 reference: every ray classified (agree / ambiguous /
  * mismatch, the case naming its channel and column) from the sweep's range and box images alone,
  * and the per-box return counts judged against the reference's. The rays, the boxes at each
- * column's time and minRange come from the contract (src/core/lidar.ts, src/reference/lidar.ts).
+ * ray's firing time and minRange come from the contract (src/core/lidar.ts, src/reference/lidar.ts).
  */
 import type { BoxArray, RayArray, Vec3 } from '../core/types.ts';
 import { BOX_F64, RAY_F64 } from '../core/types.ts';
-import { checkMotion, dropoutThreshold, lidarIntensity, type LidarDescription, type LidarMotion, type LidarPose } from '../core/lidar.ts';
+import { checkMotion, dropoutThreshold, firingGroups, lidarIntensity, type LidarDescription, type LidarMotion, type LidarPose } from '../core/lidar.ts';
 import { FACE_NONE } from '../constants.ts';
 import {
   beamPassDescriptions, columnBoxes, countReturns, gaussianOf, hitAxes, lidarRays, lidarSweepReference, pcg4d, uniformOf,
@@ -53,7 +53,7 @@ export interface SweepImages {
 
 /**
  * Classifies every ray of a sweep. Ray r (channel c = ⌊r / A⌋, column a = r mod A) is judged
- * like a closest hit without face or inside flag, against the boxes at the column's time, with
+ * like a closest hit without face or inside flag, against the boxes at its firing time (τ_a + f_c), with
  * the sensor's minRange ('min-range-edge' when the hit is within its bound of it).
  *
  * @example
@@ -126,14 +126,19 @@ export function compareLidarSweep(input: LidarCompareInput, sweep: SweepImages, 
     const ref = closestHitGrid(boxes, rays, 'options' in f ? f.options : {});
     absorb(compareClosestHits({ boxes, rays, ...common, ...f }, hitsOf((k) => k, n), ref, quiet), (k) => k);
   } else {
+    // Column by column, and within a column by firing time (firingGroups: the channels that fire
+    // together see the moving boxes at one time).
     const S = rays.data.length / n;
-    const column = { count: C, data: new Float64Array(C * S) };
+    const { group, offsets } = firingGroups(desc);
+    const members = offsets.map((_, g) => Array.from({ length: C }, (_, c) => c).filter((c) => group[c] === g));
     for (const a of columns ?? Array.from({ length: A }, (_, k) => k)) {
-      for (let c = 0; c < C; c++) {
-        column.data.set(rays.data.subarray((c * A + a) * S, (c * A + a + 1) * S), c * S);
+      for (const channels of members) {
+        const m = channels.length;
+        const column = { count: m, data: new Float64Array(m * S) };
+        channels.forEach((c, k) => column.data.set(rays.data.subarray((c * A + a) * S, (c * A + a + 1) * S), k * S));
+        const index = (k: number): number => channels[k]! * A + a;
+        absorb(compareClosestHits({ boxes: timed.at(a, channels[0]), rays: column, ...common, ...filters(m) }, hitsOf(index, m), undefined, quiet), index);
       }
-      const index = (k: number): number => k * A + a;
-      absorb(compareClosestHits({ boxes: timed.at(a), rays: column, ...common, ...filters(C) }, hitsOf(index, C), undefined, quiet), index);
     }
   }
   return { ...tally.result('lidarSweep', columns ? C * columns.length : n), ambiguousRays };
@@ -258,8 +263,8 @@ export function compareLidarIntensity(
   const columns = input.columns ?? Array.from({ length: A }, (_, a) => a);
   let judged = 0;
   for (const a of columns) {
-    const at = timed.at(a).data;
     for (let c = 0; c < C; c++) {
+      const at = timed.at(a, c).data;
       const r = c * A + a;
       judged++;
       const i = sweep.box[r]!;
@@ -430,8 +435,8 @@ export function compareLidarReturns(input: LidarCompareInput, sweep: LidarReturn
   const columns = input.columns ?? Array.from({ length: A }, (_, a) => a);
   let judged = 0;
   for (const a of columns) {
-    const at = timed.at(a).data;
     for (let c = 0; c < C; c++) {
+      const at = timed.at(a, c).data;
       const r = c * A + a;
       judged++;
       const where = `beam ${r} (channel ${c}, column ${a})`;

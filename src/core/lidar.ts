@@ -10,10 +10,13 @@
  *
  * Ray (channel c, column a), index c · azimuthSteps + a:
  * - encoder angle θ_a = azimuthStart + span · a / A, span = azimuthEnd − azimuthStart (default 2π);
- * - direction in the sensor frame (cos e_c cos(θ_a + δ_c), cos e_c sin(θ_a + δ_c), sin e_c);
- * - origin in the sensor frame n · (cos θ_a, sin θ_a, 0), n = beamOriginOffset;
- * - time τ_a = sweepTime · a / A; the sensor's pose at τ interpolates `pose` → `poseEnd`
- *   (position linearly, rotation by slerp) when `poseEnd` is given;
+ * - firing time τ = τ_a + f_c, τ_a = sweepTime · a / A, f_c = firingTimeOffsets[c] (default 0),
+ *   at encoder angle θ = θ_a + span · f_c / sweepTime;
+ * - direction in the sensor frame (cos e_c cos(θ + δ_c), cos e_c sin(θ + δ_c), sin e_c);
+ * - origin in the sensor frame n · (cos θ, sin θ, 0) + (0, 0, v_c), n = beamOriginOffset,
+ *   v_c = verticalOffsets[c] (default 0);
+ * - the sensor's pose at τ interpolates `pose` → `poseEnd` (position linearly, rotation by
+ *   slerp) when `poseEnd` is given;
  * - a moving box at τ is centred at c + v·τ, its axes turned by |ω|·τ about ω/|ω| (world frame);
  * - a return's intensity (lidarIntensity) I = min(1, ρ · cos α · (r₀ / r)² · e^(−a·r)), ρ the hit
  *   box's reflectivity, α the angle between the ray and the hit face's normal, the range factor
@@ -21,6 +24,7 @@
  */
 import type { BoxArray, Quat, Vec3 } from './types.ts';
 import { BOX_F64 } from './types.ts';
+import { detAcos, detCos, detExp, detHypot, detSin } from './detmath.ts';
 import { ValidationError } from '../errors.ts';
 
 /** The scan pattern of a sensor (radians, world units, seconds). */
@@ -41,6 +45,19 @@ export interface LidarDescription {
   readonly azimuthOffsets?: readonly number[];
   /** Distance n of the beams' origin from the rotation axis, world units (default 0). */
   readonly beamOriginOffset?: number;
+  /**
+   * Height v_c of each channel's beam origin above the beam-origin circle, world units (metres
+   * in scene files; default 0): channel c's rays start at n · (cos θ, sin θ, 0) + (0, 0, v_c) in
+   * the sensor frame (Velodyne's per-laser "vertical correction", e.g. ±11.2 mm on a VLP-16).
+   */
+  readonly verticalOffsets?: readonly number[];
+  /**
+   * When each channel fires after its column's first firing, seconds, each in
+   * [0, sweepTime / azimuthSteps) (default 0): channel c of column a fires at τ_a + f_c, the head
+   * turned further by (azimuthEnd − azimuthStart) · f_c / sweepTime, the sensor and the moving
+   * boxes where they are at that time (e.g. the VLP-16's k · 2.304 µs).
+   */
+  readonly firingTimeOffsets?: readonly number[];
   /** Returns nearer than this are dropped (the near box still occludes), world units (default 0). */
   readonly minRange?: number;
   /** Max range, world units (a return beyond it is no return). */
@@ -170,7 +187,7 @@ export interface LidarMotion {
  */
 export const MAX_LIDAR_RAYS = 2 ** 28;
 
-const DESCRIPTION_KEYS = new Set(['elevations', 'azimuthSteps', 'azimuthStart', 'azimuthEnd', 'azimuthOffsets', 'beamOriginOffset', 'minRange', 'maxRange', 'sweepTime', 'intensity', 'noise', 'beam']);
+const DESCRIPTION_KEYS = new Set(['elevations', 'azimuthSteps', 'azimuthStart', 'azimuthEnd', 'azimuthOffsets', 'beamOriginOffset', 'verticalOffsets', 'firingTimeOffsets', 'minRange', 'maxRange', 'sweepTime', 'intensity', 'noise', 'beam']);
 const BEAM_KEYS = new Set(['divergence', 'rings', 'samplesPerRing', 'returns', 'minSeparation']);
 const INTENSITY_KEYS = new Set(['referenceRange', 'atmosphere']);
 const NOISE_KEYS = new Set(['rangeStdDev', 'rangeStdDevPerUnit', 'azimuthStdDev', 'elevationStdDev', 'dropout', 'intensityDropout']);
@@ -249,9 +266,28 @@ export function checkLidar(desc: LidarDescription): void {
       }
     });
   }
+  checkPerChannel(desc.verticalOffsets, 'verticalOffsets', C, () => true, 'a finite number of world units');
+  const T = desc.sweepTime ?? 0;
+  const period = T / desc.azimuthSteps;
+  checkPerChannel(desc.firingTimeOffsets, 'firingTimeOffsets', C, (f) => f === 0 || (f > 0 && f < period),
+    T > 0 ? `seconds in [0, sweepTime / azimuthSteps = ${period})` : '0 (sweepTime is 0: every channel fires with its column)');
   checkIntensityModel(desc.intensity);
   checkNoise(desc.noise);
   checkBeam(desc);
+}
+
+function checkPerChannel(table: readonly number[] | undefined, field: string, C: number, ok: (x: number) => boolean, rule: string): void {
+  if (table === undefined) {
+    return;
+  }
+  if (!Array.isArray(table) || table.length !== C) {
+    fail(field, `must hold one number per channel (${C}; got ${Array.isArray(table) ? table.length : typeof table})`);
+  }
+  table.forEach((x, c) => {
+    if (!(typeof x === 'number' && Number.isFinite(x) && ok(x))) {
+      fail(field, `[${c}] must be ${rule} (got ${String(x)})`, c);
+    }
+  });
 }
 
 function checkBeam(desc: LidarDescription): void {
@@ -303,7 +339,7 @@ export function beamSubRays(beam: LidarBeam | undefined): [number, number][] {
     const scale = (L - l) / L;
     for (let j = 0; j < V; j++) {
       const angle = (2 * Math.PI * j) / V;
-      out.push([(H / 2) * scale * Math.cos(angle), (W / 2) * scale * Math.sin(angle)]);
+      out.push([(H / 2) * scale * detCos(angle), (W / 2) * scale * detSin(angle)]);
     }
   }
   return out;
@@ -335,7 +371,7 @@ export function beamSubRayDescription(desc: LidarDescription, k: number): LidarD
   return {
     ...rest, ...angular,
     elevations: desc.elevations.map((e) => e + v),
-    azimuthOffsets: desc.elevations.map((e, c) => (desc.azimuthOffsets?.[c] ?? 0) + h / Math.cos(e)),
+    azimuthOffsets: desc.elevations.map((e, c) => (desc.azimuthOffsets?.[c] ?? 0) + h / detCos(e)),
   };
 }
 
@@ -421,7 +457,7 @@ export function lidarIntensity(model: LidarIntensityModel | undefined, reflectiv
   }
   const a = model?.atmosphere ?? 0;
   if (a > 0) {
-    g *= Math.exp(-a * range);
+    g *= detExp(-a * range);
   }
   return Math.min(1, g);
 }
@@ -442,9 +478,66 @@ export function columnTime(desc: LidarDescription, a: number): number {
   return ((desc.sweepTime ?? 0) * a) / desc.azimuthSteps;
 }
 
-/** Whether some channel has a non-zero azimuth offset (the rays then need an azimuth each). */
+/**
+ * How far the head has turned when channel c fires after its column's first firing:
+ * span · f_c / sweepTime (0 without firing-time offsets).
+ */
+export function firingTurn(desc: LidarDescription, c: number): number {
+  const f = desc.firingTimeOffsets?.[c] ?? 0;
+  return f === 0 ? 0 : (azimuthSpan(desc) * f) / desc.sweepTime!;
+}
+
+/**
+ * Channel c's azimuth offset from its column's encoder angle: δ_c plus the firing turn
+ * (firingTurn), so its rays point at θ_a + (δ_c + span · f_c / sweepTime).
+ */
+export function channelAzimuthOffset(desc: LidarDescription, c: number): number {
+  return (desc.azimuthOffsets?.[c] ?? 0) + firingTurn(desc, c);
+}
+
+/** Whether some channel's rays leave off its column's encoder angle (an azimuth offset or a firing turn). */
 export function hasAzimuthOffsets(desc: LidarDescription): boolean {
-  return desc.azimuthOffsets?.some((d) => d !== 0) ?? false;
+  return (desc.azimuthOffsets?.some((d) => d !== 0) ?? false) || hasFiringOffsets(desc);
+}
+
+/** Whether some channel fires after its column's first firing (a non-zero firing-time offset). */
+export function hasFiringOffsets(desc: LidarDescription): boolean {
+  return desc.firingTimeOffsets?.some((f) => f !== 0) ?? false;
+}
+
+/**
+ * Whether the rays of one column differ by channel in where or when they start (a non-zero
+ * vertical offset or firing-time offset): each channel then has frames of its own
+ * (columnFrames with a channel).
+ */
+export function hasPerLaserData(desc: LidarDescription): boolean {
+  return (desc.verticalOffsets?.some((v) => v !== 0) ?? false) || hasFiringOffsets(desc);
+}
+
+/**
+ * The channels grouped by firing time: `group[c]` the group of channel c, `offsets[g]` the
+ * firing-time offset of group g (in order of first appearance; one group of 0 without offsets).
+ * Boxes moving during a sweep are placed once per (group, column).
+ */
+export function firingGroups(desc: LidarDescription): { readonly group: Int32Array; readonly offsets: readonly number[] } {
+  const C = desc.elevations.length;
+  const group = new Int32Array(C);
+  const offsets: number[] = [];
+  const seen = new Map<number, number>();
+  for (let c = 0; c < C; c++) {
+    const f = desc.firingTimeOffsets?.[c] ?? 0;
+    let g = seen.get(f);
+    if (g === undefined) {
+      g = offsets.length;
+      offsets.push(f);
+      seen.set(f, g);
+    }
+    group[c] = g;
+  }
+  if (offsets.length === 0) {
+    offsets.push(0);
+  }
+  return { group, offsets };
 }
 
 /** Whether the columns span a whole turn (either way), rather than a partial field of view. */
@@ -461,30 +554,31 @@ export function lidarTables(desc: LidarDescription): Float64Array {
   const out = new Float64Array(2 * (A + desc.elevations.length));
   for (let a = 0; a < A; a++) {
     const theta = columnAngle(desc, a);
-    out[2 * a] = Math.cos(theta);
-    out[2 * a + 1] = Math.sin(theta);
+    out[2 * a] = detCos(theta);
+    out[2 * a + 1] = detSin(theta);
   }
   desc.elevations.forEach((e, c) => {
-    out[2 * (A + c)] = Math.cos(e);
-    out[2 * (A + c) + 1] = Math.sin(e);
+    out[2 * (A + c)] = detCos(e);
+    out[2 * (A + c) + 1] = detSin(e);
   });
   return out;
 }
 
 /**
- * (cos(θ_a + δ_c), sin(θ_a + δ_c)) per ray, channel-major — the azimuth table of a sensor with
- * per-channel offsets (without them, the first half of lidarTables serves every channel).
+ * (cos(θ_a + δ'_c), sin(θ_a + δ'_c)) per ray, channel-major, δ'_c = δ_c + span · f_c / sweepTime
+ * (channelAzimuthOffset) — the azimuth table of a sensor with per-channel offsets or firing
+ * times (without them, the first half of lidarTables serves every channel).
  */
 export function lidarRayAzimuths(desc: LidarDescription): Float64Array {
   const A = desc.azimuthSteps;
   const C = desc.elevations.length;
   const out = new Float64Array(2 * C * A);
   for (let c = 0; c < C; c++) {
-    const d = desc.azimuthOffsets?.[c] ?? 0;
+    const d = channelAzimuthOffset(desc, c);
     for (let a = 0; a < A; a++) {
       const phi = columnAngle(desc, a) + d;
-      out[2 * (c * A + a)] = Math.cos(phi);
-      out[2 * (c * A + a) + 1] = Math.sin(phi);
+      out[2 * (c * A + a)] = detCos(phi);
+      out[2 * (c * A + a) + 1] = detSin(phi);
     }
   }
   return out;
@@ -559,7 +653,7 @@ export function checkMotion(motion: LidarMotion, boxCount: number): void {
 /** The unit quaternion of `q` (default identity). */
 function unitQuat(q: Quat | undefined): [number, number, number, number] {
   const r = q ?? [0, 0, 0, 1];
-  const len = Math.hypot(r[0], r[1], r[2], r[3]);
+  const len = detHypot(r[0], r[1], r[2], r[3]);
   if (!(len > 0) || !Number.isFinite(len)) {
     fail('rotation', 'must be a finite non-zero quaternion');
   }
@@ -595,13 +689,13 @@ export function slerp(q0: Quat, q1: Quat, s: number): [number, number, number, n
     wa = 1 - s;
     wb = s;
   } else {
-    const angle = Math.acos(Math.min(1, dot));
-    const sin = Math.sin(angle);
-    wa = Math.sin((1 - s) * angle) / sin;
-    wb = Math.sin(s * angle) / sin;
+    const angle = detAcos(Math.min(1, dot));
+    const sin = detSin(angle);
+    wa = detSin((1 - s) * angle) / sin;
+    wb = detSin(s * angle) / sin;
   }
   const q: [number, number, number, number] = [wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2], wa * a[3] + wb * b[3]];
-  const len = Math.hypot(...q);
+  const len = detHypot(...q);
   return [q[0] / len, q[1] / len, q[2] / len, q[3] / len];
 }
 
@@ -617,6 +711,14 @@ export interface ColumnFrame {
   readonly axes: readonly [Vec3, Vec3, Vec3];
 }
 
+/**
+ * Whether the sensor moves during a sweep: a `poseEnd` other than the pose, with sweepTime > 0
+ * (columnFrames then interpolates; else every ray shares the pose's frame).
+ */
+export function sensorMoves(desc: LidarDescription, pose: LidarPose, poseEnd: LidarPose | undefined): boolean {
+  return poseEnd !== undefined && (desc.sweepTime ?? 0) > 0 && !samePose(pose, poseEnd);
+}
+
 function samePose(a: LidarPose, b: LidarPose): boolean {
   const qa = a.rotation ?? [0, 0, 0, 1];
   const qb = b.rotation ?? [0, 0, 0, 1];
@@ -626,12 +728,18 @@ function samePose(a: LidarPose, b: LidarPose): boolean {
 /**
  * The frame of every column: the pose at τ_a (interpolated towards `poseEnd` when given and
  * sweepTime > 0) and the beam origin. Without motion every column shares the pose's axes and,
- * without a beam-origin offset, its origin: exactly the rays of a plain sensor.
+ * without a beam-origin offset, its origin: exactly the rays of a plain sensor. With `channel`,
+ * the frames of that channel's firings: time τ_a + f_c, encoder angle θ_a + span · f_c /
+ * sweepTime, beam origin n · (cos θ, sin θ, 0) + (0, 0, v_c) in the frame at that time (the
+ * column's own frames when the channel has neither offset).
  */
-export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: LidarPose): ColumnFrame[] {
+export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: LidarPose, channel?: number): ColumnFrame[] {
   const A = desc.azimuthSteps;
   const T = desc.sweepTime ?? 0;
   const n = desc.beamOriginOffset ?? 0;
+  const fire = channel === undefined ? 0 : desc.firingTimeOffsets?.[channel] ?? 0;
+  const turn = channel === undefined ? 0 : firingTurn(desc, channel);
+  const lift = channel === undefined ? 0 : desc.verticalOffsets?.[channel] ?? 0;
   // A poseEnd equal to the pose is no motion: the same frames as without it, bit for bit.
   const moving = poseEnd !== undefined && T > 0 && !samePose(pose, poseEnd);
   const startAxes = poseAxes(pose);
@@ -639,11 +747,11 @@ export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: 
   const q1 = poseEnd?.rotation ?? [0, 0, 0, 1];
   const frames: ColumnFrame[] = [];
   for (let a = 0; a < A; a++) {
-    const time = columnTime(desc, a);
-    const angle = columnAngle(desc, a);
+    const time = fire === 0 ? columnTime(desc, a) : columnTime(desc, a) + fire;
+    const angle = turn === 0 ? columnAngle(desc, a) : columnAngle(desc, a) + turn;
     let position: Vec3 = pose.origin;
     let axes: [Vec3, Vec3, Vec3] = startAxes;
-    if (moving && a > 0) {
+    if (moving && time > 0) {
       const s = time / T;
       const p0 = pose.origin;
       const p1 = poseEnd.origin;
@@ -651,13 +759,13 @@ export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: 
       axes = quatAxes(slerp(q0, q1, s));
     }
     let beamOrigin = position;
-    if (n !== 0) {
-      const lx = n * Math.cos(angle);
-      const ly = n * Math.sin(angle);
+    if (n !== 0 || lift !== 0) {
+      const lx = n === 0 ? 0 : n * detCos(angle);
+      const ly = n === 0 ? 0 : n * detSin(angle);
       beamOrigin = [
-        position[0] + lx * axes[0][0] + ly * axes[1][0],
-        position[1] + lx * axes[0][1] + ly * axes[1][1],
-        position[2] + lx * axes[0][2] + ly * axes[1][2],
+        position[0] + lx * axes[0][0] + ly * axes[1][0] + lift * axes[2][0],
+        position[1] + lx * axes[0][1] + ly * axes[1][1] + lift * axes[2][1],
+        position[2] + lx * axes[0][2] + ly * axes[1][2] + lift * axes[2][2],
       ];
     }
     frames.push({ time, angle, position, beamOrigin, axes });
@@ -681,7 +789,7 @@ export function boxAtTime(boxes: BoxArray, i: number, v: Vec3, w: Vec3, tau: num
   out[o + BOX_F64.CENTER] = d[s + BOX_F64.CENTER]! + v[0] * tau;
   out[o + BOX_F64.CENTER + 1] = d[s + BOX_F64.CENTER + 1]! + v[1] * tau;
   out[o + BOX_F64.CENTER + 2] = d[s + BOX_F64.CENTER + 2]! + v[2] * tau;
-  const speed = Math.hypot(w[0], w[1], w[2]);
+  const speed = detHypot(w[0], w[1], w[2]);
   const angle = speed * tau;
   if (!(angle !== 0)) {
     return;
@@ -689,8 +797,8 @@ export function boxAtTime(boxes: BoxArray, i: number, v: Vec3, w: Vec3, tau: num
   const kx = w[0] / speed;
   const ky = w[1] / speed;
   const kz = w[2] / speed;
-  const cos = Math.cos(angle);
-  const sin = Math.sin(angle);
+  const cos = detCos(angle);
+  const sin = detSin(angle);
   for (const axis of [BOX_F64.U, BOX_F64.V, BOX_F64.W]) {
     const x = d[s + axis]!;
     const y = d[s + axis + 1]!;

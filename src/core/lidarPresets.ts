@@ -26,9 +26,8 @@
  * - Ouster (the lidar coordinate frame of Ouster's documented XYZ formula): see src/core/ouster.ts,
  *   whose importer builds the preset from the published sample unit's metadata.
  *
- * Data the sweep does not use yet. Two per-channel tables ride along in the spec (LIDAR_PRESETS)
- * but not in the LidarDescription that lidarPreset() returns, which has no field for them (see
- * LidarPresetSpec): `firingTimeOffsets`, the time of each laser's firing after the column's first
+ * Per-laser data. Two per-channel tables ride along in the spec (LIDAR_PRESETS) and in the
+ * LidarDescription that lidarPreset() returns (unless `{ perLaser: false }`): `firingTimeOffsets`, the time of each laser's firing after the column's first
  * firing, from the vendors' timing tables (at 600 RPM a 55 µs cycle turns the head ~0.2°), and
  * `verticalOffsets`, the height of each laser's beam origin (Velodyne's per-laser vertical offset,
  * −15.7 mm to +27.3 mm across these presets). The horizontal beam-origin circle is modelled (beamOriginOffset); Velodyne's
@@ -85,8 +84,7 @@ export interface LidarPresetSpec {
   /**
    * Seconds from a column's first firing (the instant its encoder azimuth is read) to each
    * channel's firing, in the source's channel order (absent: the source gives none). Each is below
-   * `firingPeriod`. Data only: LidarDescription has no such field, so lidarPreset() leaves it out
-   * and the sweep fires a column's channels at once. Channel c of column a fires at
+   * `firingPeriod`. lidarPreset() puts it in the description (with sweepTime > 0). Channel c of column a fires at
    * columnTime(a) + firingTimeOffsets[c], when the head has turned further by
    * (azimuthEnd − azimuthStart) · firingTimeOffsets[c] / sweepTime.
    */
@@ -97,8 +95,8 @@ export interface LidarPresetSpec {
    * (0, 0, v_c) + d · direction, as in the VLP-16 User Manual 63-9243 Rev D §9.2 ("After computing
    * X,Y,Z, apply the vertical correction in Table 9-1 … the vertical offset of the laser with
    * respect to sensor origin") and in valgur/velodyne_decoder src/packet_decoder.cpp,
-   * PacketDecoder::unpackPoint (z = d sin ω + vert_offset_correction). Data only: LidarDescription
-   * has no such field, so lidarPreset() leaves it out and the sweep starts every beam at z = 0.
+   * PacketDecoder::unpackPoint (z = d sin ω + vert_offset_correction). lidarPreset() puts it in
+   * the description (`verticalOffsets`).
    */
   readonly verticalOffsets?: readonly number[];
 }
@@ -491,8 +489,8 @@ function freezeSpec(spec: LidarPresetSpec): LidarPresetSpec {
 
 /**
  * The presets by name (frozen). Use lidarPreset(name) for a validated description; the specs
- * also hold the per-channel `firingTimeOffsets` and `verticalOffsets` that the description cannot
- * carry yet (see LidarPresetSpec).
+ * also hold the per-channel `firingTimeOffsets` and `verticalOffsets` that lidarPreset() puts in
+ * the description (see LidarPresetSpec).
  *
  * @example
  * Object.keys(LIDAR_PRESETS) // ['velodyne-vlp16', 'velodyne-vlp16-hires', 'velodyne-vlp32c', 'velodyne-hdl32e', 'velodyne-vls128', 'hesai-pandar64', 'ouster-os1-64-sample']
@@ -616,6 +614,12 @@ export interface LidarPresetOptions {
   readonly columns?: number;
   /** Seconds per revolution (default: the preset's default rotation rate). */
   readonly sweepTime?: number;
+  /**
+   * Whether the description carries the preset's per-laser tables, `verticalOffsets` and
+   * `firingTimeOffsets` (default true; the firing times only with sweepTime > 0). false: every
+   * beam of a column fires at once from z = 0, as before these tables were modelled.
+   */
+  readonly perLaser?: boolean;
 }
 
 /**
@@ -636,13 +640,16 @@ export function lidarPreset(name: string, options: LidarPresetOptions = {}): Lid
     throw new ValidationError('argument', undefined, 'sensor', `preset ${JSON.stringify(name)} is unknown (known: ${Object.keys(LIDAR_PRESETS).join(', ')})`);
   }
   if (typeof options !== 'object' || options === null) {
-    throw new ValidationError('argument', undefined, 'options', 'must be { columns?, sweepTime? }');
+    throw new ValidationError('argument', undefined, 'options', 'must be { columns?, sweepTime?, perLaser? }');
   }
-  const unknown = Object.keys(options).filter((k) => k !== 'columns' && k !== 'sweepTime');
+  const unknown = Object.keys(options).filter((k) => k !== 'columns' && k !== 'sweepTime' && k !== 'perLaser');
   if (unknown.length > 0) {
-    throw new ValidationError('argument', undefined, 'options', `has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')} (known: columns, sweepTime)`);
+    throw new ValidationError('argument', undefined, 'options', `has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')} (known: columns, sweepTime, perLaser)`);
   }
-  const { columns, sweepTime = spec.sweepTime } = options;
+  const { columns, sweepTime = spec.sweepTime, perLaser = true } = options;
+  if (typeof perLaser !== 'boolean') {
+    throw new ValidationError('argument', undefined, 'perLaser', `must be true or false (got ${String(perLaser)})`);
+  }
   if (!(typeof sweepTime === 'number' && Number.isFinite(sweepTime) && sweepTime >= 0)) {
     throw new ValidationError('argument', undefined, 'sweepTime', `must be finite and >= 0 (got ${String(sweepTime)})`);
   }
@@ -657,10 +664,16 @@ export function lidarPreset(name: string, options: LidarPresetOptions = {}): Lid
     azimuthEnd: spec.azimuthEnd,
     ...(spec.azimuthOffsets === undefined ? {} : { azimuthOffsets: [...spec.azimuthOffsets] }),
     ...(spec.beamOriginOffset === undefined ? {} : { beamOriginOffset: spec.beamOriginOffset }),
+    ...(perLaser && spec.verticalOffsets !== undefined ? { verticalOffsets: [...spec.verticalOffsets] } : {}),
+    ...(perLaser && sweepTime > 0 && spec.firingTimeOffsets !== undefined ? { firingTimeOffsets: [...spec.firingTimeOffsets] } : {}),
     minRange: spec.minRange,
     maxRange: spec.maxRange,
     sweepTime,
   };
+  const last = desc.firingTimeOffsets ? Math.max(...desc.firingTimeOffsets) : 0;
+  if (last > 0 && !(last < sweepTime / desc.azimuthSteps)) {
+    throw new ValidationError('argument', undefined, 'columns', `${desc.azimuthSteps} columns in ${sweepTime} s leave ${sweepTime / desc.azimuthSteps} s per column, less than the preset's last firing (${last} s after the column's first); take fewer columns or { perLaser: false }`);
+  }
   checkLidar(desc);
   return desc;
 }

@@ -30,6 +30,7 @@
  */
 import { BOX_F64, type BoxArray, type Vec3 } from '../core/types.ts';
 import { checkPose, poseAxes, type LidarPose } from '../core/lidar.ts';
+import { detAtan2, detCos, detHypot, detSin } from '../core/detmath.ts';
 
 /**
  * One box of a sweep's ground truth, in the sensor frame at the sweep's start (τ = 0).
@@ -96,7 +97,7 @@ function matrixQuaternion(a: Vec3, b: Vec3, c: Vec3): [number, number, number, n
     const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
     q = [(m02 + m20) / s, (m12 + m21) / s, s / 4, (m10 - m01) / s];
   }
-  const len = Math.hypot(q[0], q[1], q[2], q[3]);
+  const len = detHypot(q[0], q[1], q[2], q[3]);
   const sign = q[3] < 0 ? -1 : 1; // w ≥ 0: one of the two quaternions of the rotation
   return [(sign * q[0]) / len + 0, (sign * q[1]) / len + 0, (sign * q[2]) / len + 0, (sign * q[3]) / len + 0];
 }
@@ -178,8 +179,8 @@ export function lidarGroundTruth(
       }
     }
     const along = axes[vertical === 0 ? 1 : 0]!;
-    const heading = Math.atan2(along[1], along[0]);
-    const hx: Vec3 = [Math.cos(heading), Math.sin(heading), 0];
+    const heading = detAtan2(along[1], along[0]);
+    const hx: Vec3 = [detCos(heading), detSin(heading), 0];
     const hy: Vec3 = [-hx[1], hx[0], 0];
     const extent = (dir: Vec3): number => 2 * (h[0] * Math.abs(dot(axes[0]!, dir)) + h[1] * Math.abs(dot(axes[1]!, dir)) + h[2] * Math.abs(dot(axes[2]!, dir)));
     // Upright: the vertical axis within 1e-12 of the sensor's z (a tilt under 1.5e-6 rad, where the

@@ -42,6 +42,7 @@ import type * as McapCore from '@mcap/core';
 import type * as RosMsg from '@foxglove/rosmsg';
 import type * as RosMsg2 from '@foxglove/rosmsg2-serialization';
 import { checkPose, type LidarPose } from '../core/lidar.ts';
+import { detHypot } from '../core/detmath.ts';
 import { packPointRecords, type LidarPointCloud, type PointCloudOptions, type PointFieldType } from './pointCloud.ts';
 import type { LidarGroundTruthBox } from './groundTruth.ts';
 
@@ -297,7 +298,7 @@ function rosTime(ns: bigint): { sec: number; nanosec: number } {
 
 function unitQuaternion(q: readonly number[] | undefined): { x: number; y: number; z: number; w: number } {
   const [x, y, z, w] = q ?? [0, 0, 0, 1];
-  const len = Math.hypot(x!, y!, z!, w!);
+  const len = detHypot(x!, y!, z!, w!);
   return { x: x! / len, y: y! / len, z: z! / len, w: w! / len };
 }
 

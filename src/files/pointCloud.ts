@@ -15,9 +15,11 @@
  *   up to a few km). World frame: float64 (PCD `SIZE 8 TYPE F`, PLY `double`), because world
  *   coordinates far from the origin lose precision in float32 (at 10⁶ m float32's spacing is
  *   6.25 cm).
- * - `intensity`, float32 (PCD `4 F`, PLY `float`): NOT a simulated reflectivity (the library has
- *   none). The cosine of the angle between the ray and the hit face's normal, in [0, 1], stands in
- *   for it (1 = head-on, towards 0 at grazing incidence).
+ * - `intensity`, float32 (PCD `4 F`, PLY `float`): the modelled intensity when the cloud has one
+ *   (`cloud.intensity`: the sweep computed it from the boxes' reflectivities, the incidence and
+ *   the sensor's range and atmosphere terms; docs/lidar.md, "Materials and intensity"), else the
+ *   cosine of the angle between the ray and the hit face's normal, in [0, 1] (1 = head-on,
+ *   towards 0 at grazing incidence); the header's comment says which.
  * - `ring`, uint16 (PCD `2 U`, PLY `ushort`): the channel c, 0 … channels − 1 (uint16 as in the
  *   Velodyne and Ouster ROS drivers; a cloud with more than 65,536 channels is rejected). With
  *   `ring: 'elevation'`, the rank of the channel's elevation instead ({@link elevationRings}).
@@ -36,13 +38,18 @@
  *   box's index in the set).
  * - `class`, uint16 (PCD `2 U`, PLY `ushort`), only with `classIds`: the semantic class of the box
  *   hit, `classIds[label]`; 65535 where there is no return (organised clouds).
+ * - `return_index` and `return_count`, uint8 (PCD `1 U`, PLY `uchar`), only for a cloud with
+ *   second returns (`cloud.second`, a dual-return beam): each second return is a point of its own,
+ *   right after its beam's first, `return_index` 0 for the first and 1 for the second, and
+ *   `return_count` the beam's returns (1 or 2).
  *
  * The other conventions, as options ({@link PointCloudOptions}; docs/lidar.md, "Conventions"):
  * - `ring: 'elevation'`: the ROS Velodyne driver's ring numbers (channels ranked by ascending
  *   elevation); `elevations` (the sensor's, radians) is then required.
  * - `layout: 'autoware'`: Autoware's `PointXYZIRCAEDT`, 32 bytes, sensor frame only: `x y z`
- *   float32, `intensity` uint8 (round(255 · incidence cosine)), `return_type` uint8 (1 =
- *   SINGLE_STRONGEST: the one echo of an opaque box), `channel` uint16 (the ring), `azimuth`
+ *   float32, `intensity` uint8 (round(255 · intensity)), `return_type` uint8 (autoware's
+ *   ReturnType: 1 SINGLE_STRONGEST, 2 SINGLE_LAST, and for a dual beam 3–6 strongest/weak
+ *   first/last or 7 DUAL_ONLY; returnType below), `channel` uint16 (the ring), `azimuth`
  *   float32 (atan2(y, x) in [0, 2π) rad), `elevation` float32 (atan2(z, hypot(x, y)) rad),
  *   `distance` float32 (hypot(x, y, z), m), `time_stamp` uint32 (nanoseconds from the sweep start).
  * - `organized: true`: every ray is a point, rows = channels (PCD `HEIGHT` = channels, `WIDTH` =
@@ -62,7 +69,8 @@
  * `float time`, `int label`), and no faces; `comment` lines name the frame and the fields.
  *
  * KITTI velodyne `.bin`: no header, 16 bytes per point: float32 x, y, z, reflectance, in the
- * sensor frame. Reflectance is again the incidence cosine (KITTI's reflectance is in [0, 1] too).
+ * sensor frame. Reflectance is the intensity above (KITTI's reflectance is in [0, 1] too); second
+ * returns are points too.
  * KITTI's velodyne frame is x forward, y left, z up: it equals the sensor frame when the sensor is
  * mounted with its +x axis forward and +z up (the sensor frame is right-handed, azimuth 0 along
  * +x, elevation toward +z, so +y is then left).
@@ -72,6 +80,7 @@
  * const bytes = writePcd(cloud, { frame: 'world' }); // PCD with float64 x y z
  * await writeFile(`sweep${pointCloudExtension('pcd')}`, bytes);
  */
+import { detAtan2, detHypot } from '../core/detmath.ts';
 
 /**
  * Per-ray fields of one sweep (ray r = channel c · columns + column a), as the library produces
@@ -98,6 +107,36 @@ export interface LidarPointCloud {
   readonly time: Float64Array;
   /** Cosine of the angle between the ray and the hit face's normal, in [0, 1]; 0 where no return. */
   readonly incidence: Float32Array;
+  /**
+   * The modelled intensity of each return (`sweep.intensity`: reflectivity, incidence, range and
+   * atmosphere; 0 where no return), when the sweep computed it: the files' `intensity` is this,
+   * else the incidence cosine.
+   */
+  readonly intensity?: Float32Array | undefined;
+  /**
+   * A beam's second returns (dual mode; `sweep.second`), per ray with the first return's fields:
+   * the writers add them as points of their own, with `return_index` 1.
+   */
+  readonly second?: LidarSecondPoints | undefined;
+  /** The beam's return mode (its description's `beam.returns`; default 'strongest'): Autoware's `return_type`. */
+  readonly returnMode?: 'strongest' | 'last' | 'dual' | undefined;
+}
+
+/**
+ * The second returns of a dual-return sweep, per ray (range −1 and box −1 where a beam has one
+ * return or none); a second return's time is its ray's.
+ *
+ * @example
+ * const second: LidarSecondPoints = { range: Float32Array.of(30, -1), box: Int32Array.of(2, -1),
+ *   sensorXyz: new Float64Array(6), worldXyz: new Float64Array(6), incidence: new Float32Array(2), intensity: new Float32Array(2) };
+ */
+export interface LidarSecondPoints {
+  readonly range: Float32Array;
+  readonly box: Int32Array;
+  readonly sensorXyz: Float64Array;
+  readonly worldXyz: Float64Array;
+  readonly incidence: Float32Array;
+  readonly intensity?: Float32Array | undefined;
 }
 
 /**
@@ -231,8 +270,15 @@ const MAX_CHANNELS = 0x10000;
 const MAX_COLUMNS = 0x1_0000_0000;
 /** `class` of a point without a return (organised clouds); class ids go up to one below it. */
 const NO_CLASS = 0xffff;
-/** Autoware's ReturnType::SINGLE_STRONGEST (autoware/point_types/types.hpp): the one echo. */
-const SINGLE_STRONGEST = 1;
+/**
+ * Autoware's `ReturnType` (autowarefoundation/autoware.universe,
+ * `common/autoware_point_types/include/autoware/point_types/types.hpp` at af5f855: INVALID = 0,
+ * SINGLE_STRONGEST, SINGLE_LAST, DUAL_STRONGEST_FIRST, DUAL_STRONGEST_LAST, DUAL_WEAK_FIRST,
+ * DUAL_WEAK_LAST, DUAL_ONLY; ouster-ros's `os_point.h` mirrors it).
+ */
+const RETURN_TYPE = {
+  INVALID: 0, SINGLE_STRONGEST: 1, SINGLE_LAST: 2, DUAL_STRONGEST_FIRST: 3, DUAL_STRONGEST_LAST: 4, DUAL_WEAK_FIRST: 5, DUAL_WEAK_LAST: 6, DUAL_ONLY: 7,
+} as const;
 
 const TYPE_SIZE: Readonly<Record<PointFieldType, number>> = { float32: 4, float64: 8, uint8: 1, uint16: 2, uint32: 4, int32: 4 };
 const PCD_TYPE: Readonly<Record<PointFieldType, string>> = { float32: 'F', float64: 'F', uint8: 'U', uint16: 'U', uint32: 'U', int32: 'I' };
@@ -259,6 +305,9 @@ function checkCloud(cloud: LidarPointCloud): number {
     ['time', n],
     ['incidence', n],
   ];
+  if (cloud.intensity !== undefined) {
+    fields.push(['intensity', n]);
+  }
   for (const [name, want] of fields) {
     const value = cloud[name] as ArrayLike<number> | undefined;
     const got = value?.length;
@@ -267,7 +316,44 @@ function checkCloud(cloud: LidarPointCloud): number {
       throw new RangeError(`${name} must have ${per} = ${want} elements (${channels} × ${columns} rays; got ${got === undefined ? 'none' : got})`);
     }
   }
+  const second = cloud.second;
+  if (second !== undefined) {
+    for (const [name, want] of [['range', n], ['box', n], ['sensorXyz', 3 * n], ['worldXyz', 3 * n], ['incidence', n], ['intensity', n]] as const) {
+      const got = (second[name] as ArrayLike<number> | undefined)?.length;
+      if (got !== want && !(name === 'intensity' && got === undefined)) {
+        throw new RangeError(`second.${name} must have ${want} elements, as the first return's (got ${got === undefined ? 'none' : got})`);
+      }
+    }
+    if ((cloud.intensity === undefined) !== (second.intensity === undefined)) {
+      throw new RangeError('intensity and second.intensity go together: both returns modelled, or neither');
+    }
+  }
+  if (cloud.returnMode !== undefined && !['strongest', 'last', 'dual'].includes(cloud.returnMode)) {
+    throw new RangeError(`returnMode must be 'strongest', 'last' or 'dual' (got ${String(cloud.returnMode)})`);
+  }
   return n;
+}
+
+/**
+ * A cloud of 2n rays, the first returns then the second ones (ray n + r is ray r's second
+ * return, its time ray r's), so that the writers pack both by ray index.
+ */
+function withSecondRays(cloud: LidarPointCloud, second: LidarSecondPoints, n: number): LidarPointCloud {
+  const join = <T extends Float32Array | Float64Array | Int32Array>(a: T, b: T, make: (k: number) => T): T => {
+    const out = make(a.length + b.length);
+    out.set(a);
+    out.set(b, a.length);
+    return out;
+  };
+  const f32 = (k: number): Float32Array => new Float32Array(k);
+  const f64 = (k: number): Float64Array => new Float64Array(k);
+  return {
+    channels: cloud.channels, columns: cloud.columns, returnMode: cloud.returnMode,
+    range: join(cloud.range, second.range, f32), box: join(cloud.box, second.box, (k) => new Int32Array(k)),
+    sensorXyz: join(cloud.sensorXyz, second.sensorXyz, f64), worldXyz: join(cloud.worldXyz, second.worldXyz, f64),
+    time: join(cloud.time, cloud.time.subarray(0, n), f64), incidence: join(cloud.incidence, second.incidence, f32),
+    intensity: cloud.intensity && second.intensity ? join(cloud.intensity, second.intensity, f32) : undefined,
+  };
 }
 
 function frameOf(options: PointCloudOptions | undefined): PointFrame {
@@ -371,11 +457,15 @@ function resolve(cloud: LidarPointCloud, options: PointCloudOptions | undefined)
   return { frame, ringOrder, rings, time, layout, organized, classIds };
 }
 
-/** Indices of the rays with a return, in ray order. */
+/**
+ * Indices of the rays with a return, in ray order; with second returns (a cloud of 2n rays,
+ * withSecondRays) each beam's second return n + r right after its first.
+ */
 function returnsOf(cloud: LidarPointCloud, n: number): Uint32Array {
   const range = cloud.range;
+  const both = range.length > n;
   let count = 0;
-  for (let r = 0; r < n; r++) {
+  for (let r = 0; r < range.length; r++) {
     if (range[r]! >= 0) {
       count++;
     }
@@ -384,6 +474,9 @@ function returnsOf(cloud: LidarPointCloud, n: number): Uint32Array {
   for (let r = 0, k = 0; r < n; r++) {
     if (range[r]! >= 0) {
       out[k++] = r;
+    }
+    if (both && range[n + r]! >= 0) {
+      out[k++] = n + r;
     }
   }
   return out;
@@ -489,40 +582,47 @@ function nanoseconds(cloud: LidarPointCloud, r: number): number {
   return ns;
 }
 
-/** The fields of the chosen layout, in record order. */
-function fieldsOf(cloud: LidarPointCloud, o: Resolved): Field[] {
+/**
+ * The fields of the chosen layout, in record order, for a cloud of n rays or, with second
+ * returns, of 2n (withSecondRays: ray n + r is ray r's second return).
+ */
+function fieldsOf(cloud: LidarPointCloud, o: Resolved, n: number): Field[] {
   const A = cloud.columns;
+  const dual = cloud.range.length > n;
+  /** Ray r's returns (1 or 2) and whether r is a beam's second. */
+  const count = (r: number): number => (dual && cloud.range[(r % n) + n]! >= 0 ? 2 : 1);
+  const brightness = cloud.intensity ?? cloud.incidence;
   const xyz = o.frame === 'world' ? cloud.worldXyz : cloud.sensorXyz;
   const xyzType: PointFieldType = o.frame === 'world' ? 'float64' : 'float32';
   const coordinate = (k: number): Copy => ({ array: xyz, stride: 3, lane: k, missing: Number.NaN });
-  const ring = (r: number): number => o.rings[Math.floor(r / A)]!;
+  const ring = (r: number): number => o.rings[Math.floor((r % n) / A)]!;
   const fields: Field[] = [field('x', xyzType, coordinate(0)), field('y', xyzType, coordinate(1)), field('z', xyzType, coordinate(2))];
   if (o.layout === 'autoware') {
     const s = cloud.sensorXyz;
     fields.push(
       field('intensity', 'uint8', (r) => {
-        const cos = cloud.incidence[r]!;
-        return cos > 0 ? Math.round(255 * Math.min(cos, 1)) : 0;
+        const x = brightness[r]!;
+        return x > 0 ? Math.round(255 * Math.min(x, 1)) : 0;
       }),
-      field('return_type', 'uint8', (_r, ok) => (ok ? SINGLE_STRONGEST : 0)),
+      field('return_type', 'uint8', (r, ok) => (ok ? returnType(cloud, brightness, r, n, count(r)) : RETURN_TYPE.INVALID)),
       field('channel', 'uint16', ring),
       field('azimuth', 'float32', (r, ok) => {
         if (!ok) {
           return Number.NaN;
         }
-        const a = Math.atan2(s[3 * r + 1]!, s[3 * r]!);
+        const a = detAtan2(s[3 * r + 1]!, s[3 * r]!);
         return a < 0 ? a + 2 * Math.PI : a;
       }),
-      field('elevation', 'float32', (r, ok) => (ok ? Math.atan2(s[3 * r + 2]!, Math.hypot(s[3 * r]!, s[3 * r + 1]!)) : Number.NaN)),
-      field('distance', 'float32', (r, ok) => (ok ? Math.hypot(s[3 * r]!, s[3 * r + 1]!, s[3 * r + 2]!) : Number.NaN)),
+      field('elevation', 'float32', (r, ok) => (ok ? detAtan2(s[3 * r + 2]!, detHypot(s[3 * r]!, s[3 * r + 1]!)) : Number.NaN)),
+      field('distance', 'float32', (r, ok) => (ok ? detHypot(s[3 * r]!, s[3 * r + 1]!, s[3 * r + 2]!) : Number.NaN)),
       field('time_stamp', 'uint32', (r) => nanoseconds(cloud, r)),
     );
     return fields;
   }
   fields.push(
-    field('intensity', 'float32', { array: cloud.incidence, stride: 1, lane: 0 }),
+    field('intensity', 'float32', { array: brightness, stride: 1, lane: 0 }),
     field('ring', 'uint16', ring),
-    field('column', 'uint32', (r) => r % A),
+    field('column', 'uint32', (r) => (r % n) % A),
     o.time === 'nanoseconds'
       ? field('t', 'uint32', (r) => nanoseconds(cloud, r))
       : field('time', 'float32', { array: cloud.time, stride: 1, lane: 0 }),
@@ -542,7 +642,33 @@ function fieldsOf(cloud: LidarPointCloud, o: Resolved): Field[] {
       return id;
     }));
   }
+  if (dual) {
+    fields.push(field('return_index', 'uint8', (r) => (r >= n ? 1 : 0)), field('return_count', 'uint8', (r, ok) => (ok ? count(r) : 0)));
+  }
   return fields;
+}
+
+/**
+ * Autoware's return_type of a point (RETURN_TYPE): the mode's single type, or in dual mode
+ * DUAL_ONLY for a beam's one return and, for two, first or last by range and strongest or weak by
+ * intensity, as Autoware's sensor driver nebula decides it for Velodyne's dual packets (equal
+ * intensities: the last is the strongest).
+ */
+function returnType(cloud: LidarPointCloud, brightness: ArrayLike<number>, r: number, n: number, returns: number): number {
+  const mode = cloud.returnMode ?? 'strongest';
+  if (mode !== 'dual') {
+    return mode === 'last' ? RETURN_TYPE.SINGLE_LAST : RETURN_TYPE.SINGLE_STRONGEST;
+  }
+  if (returns === 1) {
+    return RETURN_TYPE.DUAL_ONLY;
+  }
+  const own = r;
+  const other = r >= n ? r - n : r + n;
+  const first = cloud.range[own]! < cloud.range[other]! || (cloud.range[own]! === cloud.range[other]! && own < other);
+  const strongest = brightness[own]! > brightness[other]! || (brightness[own]! === brightness[other]! && !first);
+  return first
+    ? (strongest ? RETURN_TYPE.DUAL_STRONGEST_FIRST : RETURN_TYPE.DUAL_WEAK_FIRST)
+    : (strongest ? RETURN_TYPE.DUAL_STRONGEST_LAST : RETURN_TYPE.DUAL_WEAK_LAST);
 }
 
 /**
@@ -557,10 +683,14 @@ function fieldsOf(cloud: LidarPointCloud, o: Resolved): Field[] {
  * records.fields.map((f) => f.name) // ['x', 'y', 'z', 'intensity', 'return_type', 'channel', 'azimuth', 'elevation', 'distance', 'time_stamp']
  * records.pointStep // 32
  */
-export function packPointRecords(cloud: LidarPointCloud, options?: PointCloudOptions): PointRecords {
-  const n = checkCloud(cloud);
-  const o = resolve(cloud, options);
-  const fields = fieldsOf(cloud, o);
+export function packPointRecords(input: LidarPointCloud, options?: PointCloudOptions): PointRecords {
+  const n = checkCloud(input);
+  const o = resolve(input, options);
+  if (input.second && o.organized) {
+    throw new RangeError('an organised cloud holds one return per ray: write a dual-return sweep unorganised (its second returns are points of their own)');
+  }
+  const cloud = input.second ? withSecondRays(input, input.second, n) : input;
+  const fields = fieldsOf(cloud, o, n);
   const specs: PointFieldSpec[] = [];
   let pointStep = 0;
   for (const f of fields) {
@@ -568,6 +698,7 @@ export function packPointRecords(cloud: LidarPointCloud, options?: PointCloudOpt
     pointStep += TYPE_SIZE[f.type];
   }
   const rays = o.organized ? organizedRays(cloud, o.rings) : returnsOf(cloud, n);
+  // (Ray n + r of a dual-return cloud is ray r's second return: `rays` says which record is which.)
   const data = new Uint8Array(rays.length * pointStep);
   const view = new DataView(data.buffer);
   const returned = new Uint8Array(rays.length);
@@ -591,6 +722,9 @@ export function packPointRecords(cloud: LidarPointCloud, options?: PointCloudOpt
   };
 }
 
+/** What a file's comment says its intensity is when the sweep modelled it. */
+const MODELLED = 'modelled intensity (reflectivity x incidence cosine x range and atmosphere terms)';
+
 /** Header text (ASCII only) followed by the records, in one exactly-sized buffer. */
 function withHeader(header: string, body: Uint8Array): Uint8Array {
   const bytes = new Uint8Array(header.length + body.length);
@@ -606,10 +740,16 @@ function withHeader(header: string, body: Uint8Array): Uint8Array {
 }
 
 /** What the file's comments say beyond the default (nothing for the default options). */
-function conventionNotes(o: Resolved, records: PointRecords): string[] {
+function conventionNotes(cloud: LidarPointCloud, o: Resolved, records: PointRecords): string[] {
   const notes: string[] = [];
   if (o.layout === 'autoware') {
-    notes.push('layout = Autoware PointXYZIRCAEDT (intensity = round(255 * incidence cosine), return_type 1 = single strongest, time_stamp = ns from the sweep start)');
+    const types = cloud.returnMode === 'dual'
+      ? 'return_type 3/5 = dual strongest/weak first, 4/6 = dual strongest/weak last, 7 = dual only'
+      : cloud.returnMode === 'last' ? 'return_type 2 = single last' : 'return_type 1 = single strongest';
+    notes.push(`layout = Autoware PointXYZIRCAEDT (intensity = round(255 * ${cloud.intensity ? 'modelled intensity' : 'incidence cosine'}), ${types}, time_stamp = ns from the sweep start)`);
+  }
+  if (cloud.second) {
+    notes.push('second returns are points of their own: return_index 0 = the beam\'s first (strongest) return, 1 = its second (last); return_count = the beam\'s returns');
   }
   if (o.ringOrder === 'elevation') {
     notes.push(`${o.layout === 'autoware' ? 'channel' : 'ring'} = rank of the channel's elevation, lowest first (ROS Velodyne driver order)`);
@@ -645,11 +785,12 @@ export function writePcd(cloud: LidarPointCloud, options?: PointCloudOptions): U
   const records = packPointRecords(cloud, options);
   const o = resolve(cloud, options);
   const { fields } = records;
-  const intensity = o.layout === 'autoware' ? 'intensity = round(255 * cosine of the incidence angle)' : 'intensity = cosine of the incidence angle';
+  const what = cloud.intensity ? MODELLED : 'cosine of the incidence angle';
+  const intensity = o.layout === 'autoware' ? `intensity = round(255 * ${what})` : `intensity = ${what}`;
   const header =
     '# .PCD v0.7 - Point Cloud Data file format\n' +
     `# webgpu-obb lidar sweep (${o.frame} frame); ${intensity}\n` +
-    conventionNotes(o, records).map((note) => `# ${note}\n`).join('') +
+    conventionNotes(cloud, o, records).map((note) => `# ${note}\n`).join('') +
     'VERSION 0.7\n' +
     `FIELDS ${fields.map((f) => f.name).join(' ')}\n` +
     `SIZE ${fields.map((f) => TYPE_SIZE[f.type]).join(' ')}\n` +
@@ -681,16 +822,17 @@ export function writePcd(cloud: LidarPointCloud, options?: PointCloudOptions): U
 export function writePly(cloud: LidarPointCloud, options?: PointCloudOptions): Uint8Array {
   const records = packPointRecords(cloud, options);
   const o = resolve(cloud, options);
+  const what = cloud.intensity ? MODELLED : 'cosine of the incidence angle (no simulated reflectivity)';
   const fieldsComment = o.layout === 'autoware'
-    ? 'comment intensity = round(255 * cosine of the incidence angle) (no simulated reflectivity)\n'
-    : 'comment intensity = cosine of the incidence angle (no simulated reflectivity)\n' +
+    ? `comment intensity = round(255 * ${what})\n`
+    : `comment intensity = ${what}\n` +
       `comment ring = channel, column = azimuth step, ${o.time === 'nanoseconds' ? 't = nanoseconds' : 'time = seconds'} from the sweep start, label = box index\n`;
   const header =
     'ply\n' +
     'format binary_little_endian 1.0\n' +
     `comment webgpu-obb lidar sweep (${o.frame} frame)\n` +
     fieldsComment +
-    conventionNotes(o, records).map((note) => `comment ${note}\n`).join('') +
+    conventionNotes(cloud, o, records).map((note) => `comment ${note}\n`).join('') +
     `element vertex ${records.width * records.height}\n` +
     records.fields.map((f) => `property ${PLY_TYPE[f.type]} ${f.name}\n`).join('') +
     'end_header\n';
@@ -699,8 +841,9 @@ export function writePly(cloud: LidarPointCloud, options?: PointCloudOptions): U
 
 /**
  * The sweep's returns as a KITTI velodyne `.bin`: float32 x, y, z, reflectance per point
- * (16 bytes, little-endian, no header), in the sensor frame; reflectance is the cosine of the
- * incidence angle. KITTI's frame (x forward, y left, z up) equals the sensor frame when the
+ * (16 bytes, little-endian, no header), in the sensor frame; reflectance is the modelled
+ * intensity when the cloud has one, else the cosine of the incidence angle; a dual beam's second
+ * returns are points too. KITTI's frame (x forward, y left, z up) equals the sensor frame when the
  * sensor's +x points forward. Throws RangeError naming the field when the cloud's arrays do not
  * fit `channels × columns`.
  *
@@ -708,8 +851,10 @@ export function writePly(cloud: LidarPointCloud, options?: PointCloudOptions): U
  * const bin = writeKittiBin(cloud);
  * const points = new Float32Array(bin.buffer); // [x0, y0, z0, r0, x1, …] on little-endian hosts
  */
-export function writeKittiBin(cloud: LidarPointCloud): Uint8Array {
-  const n = checkCloud(cloud);
+export function writeKittiBin(input: LidarPointCloud): Uint8Array {
+  const n = checkCloud(input);
+  const cloud = input.second ? withSecondRays(input, input.second, n) : input;
+  const brightness = cloud.intensity ?? cloud.incidence;
   const rays = returnsOf(cloud, n);
   const bytes = new Uint8Array(rays.length * 16);
   const view = new DataView(bytes.buffer);
@@ -719,7 +864,7 @@ export function writeKittiBin(cloud: LidarPointCloud): Uint8Array {
     view.setFloat32(o, xyz[3 * r]!, true);
     view.setFloat32(o + 4, xyz[3 * r + 1]!, true);
     view.setFloat32(o + 8, xyz[3 * r + 2]!, true);
-    view.setFloat32(o + 12, cloud.incidence[r]!, true);
+    view.setFloat32(o + 12, brightness[r]!, true);
   }
   return bytes;
 }
@@ -778,3 +923,4 @@ export function writePointCloud(format: PointCloudFormat, cloud: LidarPointCloud
       throw new RangeError(`format must be one of ${POINT_CLOUD_FORMATS.join(', ')} (got ${String(format)})`);
   }
 }
+

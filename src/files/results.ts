@@ -44,6 +44,32 @@ export interface LidarResult {
   readonly range: number[];
   readonly box: number[];
   readonly returnsPerBox: number[];
+  /** Each return's intensity (0 where none): when the scene's entry asks for it or the sweep has a returns stage. */
+  readonly intensity?: number[];
+  /** A sensor with a `beam`: each beam's returns, 0 to 2. */
+  readonly returnCount?: number[];
+  /** A beam in 'dual' mode: each beam's second return (range −1, box −1, intensity 0 where none). */
+  readonly second?: LidarImages;
+  /** A sweep with a returns stage: each sub-ray pass's hits before it (the beam's own ray first), what the judge checks ray by ray. */
+  readonly passes?: LidarImages[];
+}
+
+/** Range (−1 = none), box (−1) and intensity (0) per ray, channel-major. */
+export interface LidarImages {
+  readonly range: number[];
+  readonly box: number[];
+  readonly intensity: number[];
+}
+
+/** A sweep's images as either backend gives them (the GPU's read back, the reference's in float64). */
+export interface LidarRaw {
+  readonly range: ArrayLike<number>;
+  readonly box: ArrayLike<number>;
+  readonly returnsPerBox: ArrayLike<number>;
+  readonly intensity?: ArrayLike<number> | undefined;
+  readonly returnCount?: ArrayLike<number> | undefined;
+  readonly second?: { readonly range: ArrayLike<number>; readonly box: ArrayLike<number>; readonly intensity: ArrayLike<number> } | undefined;
+  readonly passes?: readonly { readonly range: ArrayLike<number>; readonly box: ArrayLike<number>; readonly intensity?: ArrayLike<number> | undefined }[] | undefined;
 }
 
 /** A result file. `rays`, `pairs`, `allPairs` and `lidars` are present exactly when the scene asked. */
@@ -77,8 +103,11 @@ export interface GpuSceneRaw {
   readonly pairs?: { readonly overlap: number[]; readonly gap: number[]; readonly axis: number[] };
   /** Flat, sorted `[i0, j0, …]`. */
   readonly allPairs?: number[];
-  /** One per scene sweep: the images as the GPU wrote them (range float32), and the counts. */
-  readonly lidars?: readonly { readonly range: number[]; readonly box: number[]; readonly returnsPerBox: number[] }[];
+  /** One per scene sweep: the images as the GPU wrote them (range, intensity float32), and the counts. */
+  readonly lidars?: readonly {
+    readonly range: number[]; readonly box: number[]; readonly returnsPerBox: number[];
+    readonly intensity?: number[]; readonly returnCount?: number[]; readonly second?: LidarImages; readonly passes?: LidarImages[];
+  }[];
 }
 
 /** The CPU reference's typed results for a scene. */
@@ -86,7 +115,7 @@ export interface CpuSceneRaw {
   readonly hits?: ClosestHits;
   readonly pairs?: PairResults;
   readonly allPairs?: Uint32Array;
-  readonly lidars?: readonly { readonly range: ArrayLike<number>; readonly box: ArrayLike<number>; readonly returnsPerBox: ArrayLike<number> }[];
+  readonly lidars?: readonly LidarRaw[];
 }
 
 function rayPoint(rays: RayArray, r: number, t: number): [number, number, number] {
@@ -129,17 +158,40 @@ function pairResults(r: { overlap: ArrayLike<number>; gap: ArrayLike<number>; ax
   return out;
 }
 
-function lidarResults(scene: Scene, sweeps: CpuSceneRaw['lidars'], rangeOf: (t: number) => number = (t) => t): LidarResult[] | undefined {
+/** One image set in the file's form: −1 range and box, 0 intensity, where there is no return. */
+function lidarImages(i: { readonly range: ArrayLike<number>; readonly box: ArrayLike<number>; readonly intensity?: ArrayLike<number> | undefined }, valueOf: (t: number) => number): LidarImages {
+  const box = Array.from(i.box, (b) => (b < 0 ? -1 : b));
+  return {
+    range: Array.from(i.range, (t, r) => (box[r] === -1 ? -1 : valueOf(t))), box,
+    intensity: box.map((b, r) => (b === -1 ? 0 : valueOf(i.intensity?.[r] ?? 0))),
+  };
+}
+
+function lidarResults(scene: Scene, sweeps: CpuSceneRaw['lidars'], valueOf: (t: number) => number = (t) => t): LidarResult[] | undefined {
   if (!scene.lidars || !sweeps) {
     return undefined;
   }
   return scene.lidars.map((l, k) => {
     const s = sweeps[k]!;
     const box = Array.from(s.box, (b) => (b < 0 ? -1 : b));
-    return {
+    const out: { -readonly [K in keyof LidarResult]: LidarResult[K] } = {
       channels: l.desc.elevations.length, columns: l.desc.azimuthSteps,
-      range: Array.from(s.range, (t, r) => (box[r] === -1 ? -1 : rangeOf(t))), box, returnsPerBox: Array.from(s.returnsPerBox),
+      range: Array.from(s.range, (t, r) => (box[r] === -1 ? -1 : valueOf(t))), box, returnsPerBox: Array.from(s.returnsPerBox),
     };
+    // What the beam sees, key by key, only where the scene's entry gives rise to it.
+    if (l.intensity) {
+      out.intensity = lidarImages(s, valueOf).intensity;
+    }
+    if (l.desc.beam) {
+      out.returnCount = Array.from(s.returnCount ?? box.map((b) => (b >= 0 ? 1 : 0)));
+    }
+    if (l.desc.beam?.returns === 'dual' && s.second) {
+      out.second = lidarImages(s.second, valueOf);
+    }
+    if (s.passes) {
+      out.passes = s.passes.map((p) => lidarImages(p, valueOf));
+    }
+    return out;
   });
 }
 

@@ -13,15 +13,19 @@ import { boxArrayFrom, describeValue, rayArrayFrom } from '../core/canonical.ts'
 import type { BoxArray, BoxInput, Ray, RayArray, Vec3 } from '../core/types.ts';
 import { ValidationError } from '../errors.ts';
 import { checkBoxRange, checkRayRange, defaultOrigin } from '../core/inputs.ts';
-import { checkLidar, type BoxMotion, type LidarDescription, type LidarPose } from '../core/lidar.ts';
+import { checkLidar, hasReturnNoise, type BoxMotion, type LidarBeam, type LidarDescription, type LidarIntensityModel, type LidarNoise, type LidarPose } from '../core/lidar.ts';
 import { lidarPreset, LIDAR_PRESETS } from '../core/lidarPresets.ts';
 import { FileFieldError } from './fieldError.ts';
 
 /** Top-level scene fields that are known without being queries (ignored silently). */
 const QUIET_FIELDS = new Set(['description', 'comment', '$schema']);
 const SCENE_FIELDS = new Set(['boxes', 'rays', 'pairs', 'allPairs', 'lidars']);
-const LIDAR_FIELDS = new Set(['sensor', 'pose', 'poseEnd']);
-const SENSOR_FIELDS = new Set(['elevationsDeg', 'azimuthOffsetsDeg', 'beamOriginOffset', 'columns', 'azimuthStartDeg', 'azimuthEndDeg', 'minRange', 'maxRange', 'sweepTime']);
+const LIDAR_FIELDS = new Set(['sensor', 'pose', 'poseEnd', 'intensity', 'noise', 'beam', 'seed']);
+const INTENSITY_FIELDS = new Set(['referenceRange', 'atmosphere']);
+const NOISE_FIELDS = new Set(['rangeStdDev', 'rangeStdDevPerUnit', 'azimuthStdDevDeg', 'elevationStdDevDeg', 'dropout', 'intensityDropout']);
+const INTENSITY_DROPOUT_FIELDS = new Set(['limit', 'atZero']);
+const BEAM_FIELDS = new Set(['divergenceDeg', 'rings', 'samplesPerRing', 'returns', 'minSeparation']);
+const SENSOR_FIELDS = new Set(['elevationsDeg', 'azimuthOffsetsDeg', 'beamOriginOffset', 'verticalOffsets', 'firingTimeOffsets', 'columns', 'azimuthStartDeg', 'azimuthEndDeg', 'minRange', 'maxRange', 'sweepTime']);
 const POSE_FIELDS = new Set(['position', 'rotation']);
 
 /**
@@ -44,6 +48,21 @@ export interface SceneLidar {
   readonly desc: LidarDescription;
   readonly pose: LidarPose;
   readonly poseEnd?: LidarPose;
+  /**
+   * The result carries each return's `intensity`: the entry asked for it (`"intensity"`), or
+   * the sweep has a returns stage (range noise, dropout, a beam), whose judging needs it.
+   */
+  readonly intensity: boolean;
+  /** The noise seed of the sweep (`"seed"`, default 0). */
+  readonly seed: number;
+}
+
+/** The boxes' materials (`reflectivity`, `classId` per box; BoxSet.setMaterials), defaults where a box gives none. */
+export interface SceneMaterials {
+  /** Per box, as the float32 the GPU reads (default 1). */
+  readonly reflectivity: Float32Array;
+  /** Per box (default 0). */
+  readonly classId: Uint16Array;
 }
 
 /** A validated scene: canonical boxes and rays, flat pairs, and which queries to run. */
@@ -59,6 +78,8 @@ export interface Scene {
   readonly lidars: readonly SceneLidar[] | undefined;
   /** The boxes with a `velocity` or `angularVelocity` (they move during the sweeps); undefined when none. */
   readonly boxMotion: BoxMotion | undefined;
+  /** The boxes' materials, when some box gives `reflectivity` or `classId`; undefined when none. */
+  readonly materials: SceneMaterials | undefined;
   /** Top-level fields the format does not know (reported as a warning by the CLI). */
   readonly unknownFields: readonly string[];
 }
@@ -207,6 +228,17 @@ function parseSensor(value: unknown, path: string): { name: string; desc: LidarD
     }
     return finiteVector(v, v.length, `${path}.${key}`).map((x) => x * DEG);
   };
+  // Per-channel tables in world units or seconds (verticalOffsets, firingTimeOffsets), as given.
+  const perChannel = (key: string): number[] | undefined => {
+    const v = rec[key];
+    if (v === undefined) {
+      return undefined;
+    }
+    if (!Array.isArray(v) || v.length === 0) {
+      throw new SceneError(`${path}.${key}`, `must be a non-empty array of numbers, one per channel (got ${describeValue(v)})`);
+    }
+    return finiteVector(v, v.length, `${path}.${key}`);
+  };
   const number = (key: string): number | undefined => {
     const v = rec[key];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) {
@@ -231,6 +263,8 @@ function parseSensor(value: unknown, path: string): { name: string; desc: LidarD
     azimuthStart: number('azimuthStartDeg') === undefined ? undefined : number('azimuthStartDeg')! * DEG,
     azimuthEnd: number('azimuthEndDeg') === undefined ? undefined : number('azimuthEndDeg')! * DEG,
     beamOriginOffset: number('beamOriginOffset'),
+    verticalOffsets: perChannel('verticalOffsets'),
+    firingTimeOffsets: perChannel('firingTimeOffsets'),
     minRange: number('minRange'),
     sweepTime: number('sweepTime'),
   };
@@ -247,6 +281,79 @@ function parseSensor(value: unknown, path: string): { name: string; desc: LidarD
   return { name: 'custom', desc };
 }
 
+/** A number of an object of the file, or undefined when absent; not a finite number: SceneError. */
+function optionalNumber(rec: Readonly<Record<string, unknown>>, key: string, path: string): number | undefined {
+  const v = rec[key];
+  if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) {
+    throw new SceneError(`${path}.${key}`, infinityHint(`is not a finite number (got ${describeValue(v)})`));
+  }
+  return v as number | undefined;
+}
+
+/** Drops the undefined entries (exactOptionalPropertyTypes). */
+function defined<T extends object>(rec: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(rec).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A lidar entry's `"intensity"`: true / false (report it with the default model, or not), or the model (reported). */
+function parseIntensity(value: unknown, path: string): { report: boolean; model: LidarIntensityModel | undefined } {
+  if (value === undefined || typeof value === 'boolean') {
+    return { report: value === true, model: undefined };
+  }
+  const rec = asObject(value, path, 'true, false or an intensity model { "referenceRange"?, "atmosphere"? }');
+  rejectUnknownKeys(rec, INTENSITY_FIELDS, path);
+  return { report: true, model: defined<LidarIntensityModel>({ referenceRange: optionalNumber(rec, 'referenceRange', path), atmosphere: optionalNumber(rec, 'atmosphere', path) }) };
+}
+
+/** A lidar entry's `"noise"` (angular σ in degrees in the names, as the sensor's angles). */
+function parseNoise(value: unknown, path: string): LidarNoise {
+  const rec = asObject(value, path, 'a noise { "rangeStdDev"?, "rangeStdDevPerUnit"?, "azimuthStdDevDeg"?, "elevationStdDevDeg"?, "dropout"?, "intensityDropout"? }');
+  rejectUnknownKeys(rec, NOISE_FIELDS, path);
+  const deg = (key: string): number | undefined => {
+    const v = optionalNumber(rec, key, path);
+    return v === undefined ? undefined : v * DEG;
+  };
+  let intensityDropout: LidarNoise['intensityDropout'];
+  if (rec['intensityDropout'] !== undefined) {
+    const at = `${path}.intensityDropout`;
+    const d = asObject(rec['intensityDropout'], at, 'an intensity dropout { "limit", "atZero" }');
+    rejectUnknownKeys(d, INTENSITY_DROPOUT_FIELDS, at);
+    const limit = optionalNumber(d, 'limit', at);
+    const atZero = optionalNumber(d, 'atZero', at);
+    if (limit === undefined || atZero === undefined) {
+      throw new SceneError(`${at}.${limit === undefined ? 'limit' : 'atZero'}`, 'is missing (an intensity dropout needs "limit" and "atZero")');
+    }
+    intensityDropout = { limit, atZero };
+  }
+  return defined<LidarNoise>({
+    rangeStdDev: optionalNumber(rec, 'rangeStdDev', path), rangeStdDevPerUnit: optionalNumber(rec, 'rangeStdDevPerUnit', path),
+    azimuthStdDev: deg('azimuthStdDevDeg'), elevationStdDev: deg('elevationStdDevDeg'), dropout: optionalNumber(rec, 'dropout', path), intensityDropout,
+  });
+}
+
+/** A lidar entry's `"beam"` (divergence in degrees in the name). */
+function parseBeam(value: unknown, path: string): LidarBeam {
+  const rec = asObject(value, path, 'a beam { "divergenceDeg": [h, v], "rings"?, "samplesPerRing"?, "returns"?, "minSeparation"? }');
+  rejectUnknownKeys(rec, BEAM_FIELDS, path);
+  if (rec['divergenceDeg'] === undefined) {
+    throw new SceneError(`${path}.divergenceDeg`, 'is missing (the full divergences [horizontal, vertical], degrees)');
+  }
+  const [h, v] = finiteVector(rec['divergenceDeg'], 2, `${path}.divergenceDeg`);
+  const returns = rec['returns'];
+  if (returns !== undefined && returns !== 'strongest' && returns !== 'last' && returns !== 'dual') {
+    throw new SceneError(`${path}.returns`, `must be "strongest", "last" or "dual" (got ${describeValue(returns)})`);
+  }
+  return defined<LidarBeam>({
+    divergence: [h! * DEG, v! * DEG], rings: optionalNumber(rec, 'rings', path), samplesPerRing: optionalNumber(rec, 'samplesPerRing', path),
+    returns, minSeparation: optionalNumber(rec, 'minSeparation', path),
+  });
+}
+
+/** checkLidar's field (`noise.azimuthStdDev`) as the file's path under the lidar entry (`noise.azimuthStdDevDeg`). */
+const ENTRY_KEYS: Readonly<Record<string, string>> = {
+  'noise.azimuthStdDev': 'noise.azimuthStdDevDeg', 'noise.elevationStdDev': 'noise.elevationStdDevDeg', 'beam.divergence': 'beam.divergenceDeg',
+};
+
 function parseLidars(value: unknown, boxes: BoxArray): SceneLidar[] {
   if (!Array.isArray(value)) {
     throw new SceneError('lidars', `must be an array of { "sensor", "pose", "poseEnd"? } (got ${describeValue(value)})`);
@@ -255,12 +362,34 @@ function parseLidars(value: unknown, boxes: BoxArray): SceneLidar[] {
     const path = `lidars[${k}]`;
     const rec = asObject(item, path, 'a sweep { "sensor", "pose", "poseEnd"? }');
     rejectUnknownKeys(rec, LIDAR_FIELDS, path);
-    const { name, desc } = parseSensor(rec['sensor'], `${path}.sensor`);
+    const { name, desc: sensor } = parseSensor(rec['sensor'], `${path}.sensor`);
     if (rec['pose'] === undefined) {
       throw new SceneError(`${path}.pose`, 'is missing (the sensor\'s { "position", "rotation" })');
     }
     const pose = parsePose(rec['pose'], `${path}.pose`);
     const poseEnd = rec['poseEnd'] === undefined ? undefined : parsePose(rec['poseEnd'], `${path}.poseEnd`);
+    // What the beam sees: the entry's intensity model, noise and beam join the sensor's description.
+    const intensity = parseIntensity(rec['intensity'], `${path}.intensity`);
+    const noise = rec['noise'] === undefined ? undefined : parseNoise(rec['noise'], `${path}.noise`);
+    const beam = rec['beam'] === undefined ? undefined : parseBeam(rec['beam'], `${path}.beam`);
+    const desc: LidarDescription = {
+      ...sensor, ...(intensity.model ? { intensity: intensity.model } : {}), ...(noise ? { noise } : {}), ...(beam ? { beam } : {}),
+    };
+    if (desc !== sensor) {
+      try {
+        checkLidar(desc);
+      } catch (error) {
+        if (error instanceof ValidationError && /^(intensity|noise|beam)\b/.test(error.field)) {
+          const key = ENTRY_KEYS[error.field] ?? error.field;
+          throw new SceneError(`${path}.${key}`, error.message.replace(/^argument( \d+)?: \S+ /, ''));
+        }
+        throw error;
+      }
+    }
+    const seed = rec['seed'];
+    if (seed !== undefined && !(typeof seed === 'number' && Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32)) {
+      throw new SceneError(`${path}.seed`, `must be an integer in [0, 2^32) (got ${typeof seed === 'number' ? seed : describeValue(seed)})`);
+    }
     // The sensor must be within the GPU's coordinate range of the boxes' floating origin, as a ray's origin.
     for (const [where, p] of [['pose', pose], ['poseEnd', poseEnd]] as const) {
       if (p) {
@@ -271,8 +400,36 @@ function parseLidars(value: unknown, boxes: BoxArray): SceneLidar[] {
         }
       }
     }
-    return poseEnd ? { name, desc, pose, poseEnd } : { name, desc, pose };
+    const out = { name, desc, pose, intensity: intensity.report || hasReturnNoise(desc) || desc.beam !== undefined, seed: (seed as number | undefined) ?? 0 };
+    return poseEnd ? { ...out, poseEnd } : out;
   });
+}
+
+/** The boxes' `reflectivity` ([0, 1]) and `classId` (0 … 65535), as BoxSet.setMaterials takes them; undefined when no box gives either. */
+function parseMaterials(items: readonly unknown[]): SceneMaterials | undefined {
+  let any = false;
+  const reflectivity = new Float32Array(items.length).fill(1);
+  const classId = new Uint16Array(items.length);
+  items.forEach((item, i) => {
+    const rec = item as Readonly<Record<string, unknown>>;
+    const rho = rec['reflectivity'];
+    const id = rec['classId'];
+    if (rho !== undefined) {
+      if (typeof rho !== 'number' || !(rho >= 0 && rho <= 1)) {
+        throw new SceneError(`boxes[${i}].reflectivity`, `must be a number in [0, 1] (got ${typeof rho === 'number' ? rho : describeValue(rho)})`);
+      }
+      reflectivity[i] = rho;
+      any = true;
+    }
+    if (id !== undefined) {
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > 0xffff) {
+        throw new SceneError(`boxes[${i}].classId`, `must be an integer in [0, 65535] (got ${typeof id === 'number' ? id : describeValue(id)})`);
+      }
+      classId[i] = id;
+      any = true;
+    }
+  });
+  return any ? { reflectivity, classId } : undefined;
 }
 
 /** The boxes' `velocity` and `angularVelocity` (world units/s, rad/s), as one BoxMotion; undefined when no box has either. */
@@ -323,8 +480,9 @@ export function parseScene(json: unknown): Scene {
   }
   const lidars = rec['lidars'] === undefined ? undefined : parseLidars(rec['lidars'], boxes);
   const boxMotion = parseBoxMotion(rec['boxes'] as readonly unknown[]);
+  const materials = parseMaterials(rec['boxes'] as readonly unknown[]);
   const unknownFields = Object.keys(rec).filter((k) => !SCENE_FIELDS.has(k) && !QUIET_FIELDS.has(k));
-  return { boxes, rays, pairs, allPairs: all === true, lidars, boxMotion, unknownFields };
+  return { boxes, rays, pairs, allPairs: all === true, lidars, boxMotion, materials, unknownFields };
 }
 
 /**

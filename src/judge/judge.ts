@@ -20,10 +20,13 @@ import { obbPairs as referenceObbPairs } from '../reference/pairs.ts';
 import { allPairsSweep, closestHitGrid, type AccelProgress } from '../reference/accel.ts';
 import { CapacityError } from '../errors.ts';
 import { count, describeScene, type Scene, type SceneLidar } from '../files/scene.ts';
-import { checkReferenceSweep, lidarSweepReference } from '../reference/lidar.ts';
+import { beamPassDescriptions, checkReferenceSweep, hasReturnStage, lidarSweepReference } from '../reference/lidar.ts';
 import type { CpuSceneRaw } from '../files/results.ts';
-import { compareLidarSweep, compareReturnsPerBox } from '../compare/lidar.ts';
+import { compareLidarIntensity, compareLidarReturns, compareLidarSweep, compareReturnsPerBox } from '../compare/lidar.ts';
+import { Tally } from '../compare/compare.ts';
 import type { LidarMotion } from '../core/lidar.ts';
+import type { Vec3 } from '../core/types.ts';
+import type { ParsedSweep } from './result.ts';
 
 /** The motion of one of a scene's sweeps: its sensor's poseEnd and the scene's moving boxes. */
 export function sceneMotion(scene: Scene, lidar: SceneLidar): LidarMotion {
@@ -33,6 +36,11 @@ export function sceneMotion(scene: Scene, lidar: SceneLidar): LidarMotion {
   };
 }
 import { parseResult, type ParsedResult } from './result.ts';
+
+/** The reference's options for one of a scene's sweeps: its seed, the boxes' reflectivities, the intensities when the result carries them. */
+export function sweepOptions(scene: Scene, lidar: SceneLidar): { seed: number; intensity: boolean; materials?: { reflectivity: Float32Array } } {
+  return { seed: lidar.seed, intensity: lidar.intensity, ...(scene.materials ? { materials: { reflectivity: scene.materials.reflectivity } } : {}) };
+}
 
 /**
  * Progress messages of a long run ("closest hit: 10000 rays × 5000 boxes…"). `periodic` marks
@@ -82,6 +90,34 @@ export function phaseProgress(
     last = t;
     const eta = duration((((t - first.t) / (done - first.done)) * (total - done)) / 1000);
     onProgress(`${label}: ${grouped(done)} / ${grouped(total)} ${unit}${found ? `, ${grouped(hits)} ${found}` : ''}, ETA ${eta}`, true);
+  };
+}
+
+/**
+ * The progress of a sweep of `passes` sub-ray passes (a beam) as one phase: each pass counts its
+ * rays from 0 again, so a count below the last starts the next pass; the phase hears the rays of
+ * every pass so far out of passes × rays, and its ETA covers the passes still to come.
+ *
+ * @example
+ * const tick = passesProgress(phaseProgress(console.error, 'LiDAR sweep 0 (cpu)', 'rays'), 9);
+ * lidarSweepReference(boxes, desc, pose, {}, tick ? { onProgress: tick } : {});
+ */
+export function passesProgress(tick: AccelProgress | undefined, passes: number): AccelProgress | undefined {
+  if (!tick || passes <= 1) {
+    return tick;
+  }
+  let pass = 0;
+  let last = 0;
+  let hitsBefore = 0;
+  let lastHits = 0;
+  return (done, total, hits) => {
+    if (done < last) {
+      pass++;
+      hitsBefore += lastHits;
+    }
+    last = done;
+    lastHits = hits;
+    tick(Math.min(pass, passes - 1) * total + done, passes * total, hitsBefore + hits);
   };
 }
 
@@ -160,8 +196,9 @@ export function runReference(scene: Scene, onProgress?: ProgressFn): ReferenceRe
   if (scene.lidars) {
     out.lidars = scene.lidars.map((l, k) => {
       onProgress?.(`LiDAR sweep ${k} (cpu): ${l.name}, ${count(l.desc.elevations.length * l.desc.azimuthSteps, 'ray', 'rays')} × ${count(scene.boxes.count, 'box', 'boxes')}…`);
-      const tick = phaseProgress(onProgress, `LiDAR sweep ${k} (cpu)`, 'rays', 'hits');
-      return lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), tick ? { onProgress: tick } : {});
+      const passes = hasReturnStage(l.desc) ? beamPassDescriptions(l.desc).length : 1;
+      const tick = passesProgress(phaseProgress(onProgress, `LiDAR sweep ${k} (cpu)`, passes > 1 ? `rays (${passes} sub-ray passes)` : 'rays', 'hits'), passes);
+      return lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), { ...sweepOptions(scene, l), ...(tick ? { onProgress: tick } : {}) });
     });
   }
   return out;
@@ -256,15 +293,63 @@ export function compareAnswers(scene: Scene, answers: Omit<ParsedResult, 'unknow
     scene.lidars.forEach((l, k) => {
       options.onProgress?.(`judging LiDAR sweep ${k}…`);
       const sweep = answers.lidars![k]!;
-      const rays = compareLidarSweep({ boxes: scene.boxes, desc: l.desc, pose: l.pose, motion: sceneMotion(scene, l), origin: [...origin], unitRoundoff: u }, sweep, cmp);
+      const input = {
+        boxes: scene.boxes, desc: l.desc, pose: l.pose, motion: sceneMotion(scene, l), origin: [...origin] as Vec3, unitRoundoff: u, seed: l.seed,
+        ...(scene.materials ? { materials: { reflectivity: scene.materials.reflectivity } } : {}),
+      };
+      if (sweep.passes) {
+        // A returns stage (range noise, dropout, a beam): each sub-ray pass ray by ray, then each beam's returns.
+        const { intensity, second, returnCount, passes } = sweep;
+        const cmpReturns = compareLidarReturns(input, { range: sweep.range, box: sweep.box, intensity: intensity!, passes, second, returnCount }, cmp);
+        cmpReturns.passes.forEach((p, j) => {
+          const at = cmpReturns.passes.length > 1 ? `lidar[${k}].pass[${j}]` : `lidar[${k}].pass`;
+          comparisons.push({ ...p.rays, family: at }, { ...p.intensity, family: `${at}.intensity` });
+        });
+        comparisons.push({ ...cmpReturns.returns, family: `lidar[${k}].returns` });
+        // Each beam's returns are judged above; the counts must be those of the result's own returns.
+        comparisons.push({ ...ownCounts(sweep, scene.boxes.count, cmp.maxCases), family: `lidar[${k}].returnsPerBox` });
+        return;
+      }
+      const rays = compareLidarSweep(input, sweep, cmp);
       comparisons.push({ ...rays, family: `lidar[${k}]` });
-      const counts = compareReturnsPerBox(ref.lidars?.[k]?.box ?? lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l)).box, sweep, scene.boxes.count, rays.ambiguousRays, cmp);
+      if (sweep.intensity) {
+        comparisons.push({ ...compareLidarIntensity(input, { ...sweep, intensity: sweep.intensity }, rays.ambiguousRays, cmp), family: `lidar[${k}].intensity` });
+      }
+      const counts = compareReturnsPerBox(ref.lidars?.[k]?.box ?? lidarSweepReference(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), { seed: l.seed }).box, sweep, scene.boxes.count, rays.ambiguousRays, cmp);
       comparisons.push({ ...counts, family: `lidar[${k}].returnsPerBox` });
     });
   }
   const sum = (f: (c: Comparison) => number): number => comparisons.reduce((s, c) => s + f(c), 0);
   const mismatch = sum((c) => c.mismatch);
   return { comparisons, total: sum((c) => c.total), mismatch, ambiguous: sum((c) => c.ambiguous), ok: mismatch === 0, unitRoundoff: u };
+}
+
+/**
+ * The returns per box of a sweep with a returns stage, against the result's own returns (both
+ * of each beam): its beams are judged return by return, so a count that is not theirs is a
+ * mismatch ('return-count').
+ */
+function ownCounts(sweep: ParsedSweep, boxCount: number, maxCases: number): Comparison {
+  const own = new Uint32Array(boxCount);
+  const n = sweep.box.length;
+  for (let r = 0; r < n; r++) {
+    const count = sweep.returnCount ? sweep.returnCount[r]! : sweep.box[r]! >= 0 ? 1 : 0;
+    for (const b of [count >= 1 ? sweep.box[r]! : -1, count >= 2 && sweep.second ? sweep.second.box[r]! : -1]) {
+      if (b >= 0 && b < boxCount) {
+        own[b]!++;
+      }
+    }
+  }
+  const tally = new Tally(maxCases);
+  for (let b = 0; b < boxCount; b++) {
+    const got = sweep.returnsPerBox[b]!;
+    if (got === own[b]) {
+      tally.ok(0);
+    } else {
+      tally.add({ index: b, verdict: 'mismatch', reason: 'return-count', detail: `box ${b}: ${got} returns, the result's own returns hit it ${own[b]!} times`, input: { box: b } });
+    }
+  }
+  return tally.result('returnsPerBox', boxCount);
 }
 
 /**

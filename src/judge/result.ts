@@ -17,6 +17,8 @@ import { BOX_F64 } from '../core/types.ts';
 import type { ClosestHits, PairResults } from '../core/queries.ts';
 import type { Scene } from '../files/scene.ts';
 import { FileFieldError } from '../files/fieldError.ts';
+import { hasReturnNoise } from '../core/lidar.ts';
+import { beamPassDescriptions } from '../reference/lidar.ts';
 
 /**
  * A result file that does not answer its scene: malformed, incomplete, or out of range. `path`
@@ -31,6 +33,21 @@ export interface ParsedSweep {
   readonly range: Float64Array;
   readonly box: Int32Array;
   readonly returnsPerBox: Uint32Array;
+  /** Each return's intensity (0 where none), when the scene's entry gives rise to it. */
+  readonly intensity?: Float64Array;
+  /** A sensor with a beam: each beam's returns (0 to 2). */
+  readonly returnCount?: Uint8Array;
+  /** A beam in 'dual' mode: each beam's second return. */
+  readonly second?: ParsedImages;
+  /** A sweep with a returns stage: each sub-ray pass's hits before it. */
+  readonly passes?: readonly ParsedImages[];
+}
+
+/** Range (−1 = none), box (−1) and intensity per ray. */
+export interface ParsedImages {
+  readonly range: Float64Array;
+  readonly box: Int32Array;
+  readonly intensity: Float64Array;
 }
 
 /**
@@ -275,32 +292,56 @@ function parseAllPairs(value: unknown, scene: Scene): Uint32Array {
   return out;
 }
 
+/** A range and a box image (−1 for both where there is no return), checked entry by entry. */
+function parseImages(e: Readonly<Record<string, unknown>>, path: string, n: number, boxCount: number): { range: Float64Array; box: Int32Array } {
+  const ranges = list(e['range'], `${path}.range`, n, 'ranges');
+  const boxes = list(e['box'], `${path}.box`, n, 'boxes');
+  const range = new Float64Array(n);
+  const box = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    const b = boxes[r];
+    box[r] = b === -1 ? -1 : boxIndex(b, `${path}.box[${r}]`, boxCount);
+    const t = answerNumber(ranges[r], `${path}.range[${r}]`);
+    if ((box[r] === -1) !== (t === -1) || (t < 0 && t !== -1)) {
+      throw new ResultError(`${path}.range[${r}]`, `= ${t} with box ${box[r]}: a return has a range >= 0 and a box, no return has -1 for both`);
+    }
+    range[r] = t;
+  }
+  return { range, box };
+}
+
+/** An intensity image: a number per ray (the comparator judges its value, 0 where there is no return included). */
+function parseIntensities(value: unknown, path: string, n: number): Float64Array {
+  return Float64Array.from(list(value, path, n, 'intensities'), (x, r) => answerNumber(x, `${path}[${r}]`));
+}
+
+/** A sweep's key the scene's entry gives rise to (`comesWith`) must be there; one it does not, absent. */
+function needKey(e: Readonly<Record<string, unknown>>, path: string, key: string, asked: boolean, comesWith: string): boolean {
+  if (asked && e[key] === undefined) {
+    throw new ResultError(`${path}.${key}`, `is missing: the scene asks for it (it comes with ${comesWith})`);
+  }
+  if (!asked && e[key] !== undefined) {
+    throw new ResultError(`${path}.${key}`, `is present, but the scene does not ask for it (it comes with ${comesWith})`);
+  }
+  return asked;
+}
+
 function parseLidars(value: unknown, scene: Scene): ParsedSweep[] {
   const sweeps = scene.lidars!;
   const items = list(value, 'lidars', sweeps.length, 'sweeps');
   return items.map((item, k) => {
     const path = `lidars[${k}]`;
     const e = record(item, path);
-    only(e, path, ['channels', 'columns', 'range', 'box', 'returnsPerBox']);
-    const C = sweeps[k]!.desc.elevations.length;
-    const A = sweeps[k]!.desc.azimuthSteps;
+    only(e, path, ['channels', 'columns', 'range', 'box', 'returnsPerBox', 'intensity', 'returnCount', 'second', 'passes']);
+    const l = sweeps[k]!;
+    const C = l.desc.elevations.length;
+    const A = l.desc.azimuthSteps;
+    const n = C * A;
     if (e['channels'] !== C || e['columns'] !== A) {
       throw new ResultError(path, `is ${String(e['channels'])} channels × ${String(e['columns'])} columns; the scene's sensor has ${C} × ${A}`);
     }
-    const ranges = list(e['range'], `${path}.range`, C * A, 'ranges');
-    const boxes = list(e['box'], `${path}.box`, C * A, 'boxes');
+    const { range, box } = parseImages(e, path, n, scene.boxes.count);
     const counts = list(e['returnsPerBox'], `${path}.returnsPerBox`, scene.boxes.count, 'counts');
-    const range = new Float64Array(C * A);
-    const box = new Int32Array(C * A);
-    for (let r = 0; r < C * A; r++) {
-      const b = boxes[r];
-      box[r] = b === -1 ? -1 : boxIndex(b, `${path}.box[${r}]`, scene.boxes.count);
-      const t = answerNumber(ranges[r], `${path}.range[${r}]`);
-      if ((box[r] === -1) !== (t === -1) || (t < 0 && t !== -1)) {
-        throw new ResultError(`${path}.range[${r}]`, `= ${t} with box ${box[r]}: a return has a range >= 0 and a box, no return has -1 for both`);
-      }
-      range[r] = t;
-    }
     const returnsPerBox = new Uint32Array(scene.boxes.count);
     counts.forEach((c, b) => {
       if (typeof c !== 'number' || !Number.isInteger(c) || c < 0) {
@@ -308,7 +349,46 @@ function parseLidars(value: unknown, scene: Scene): ParsedSweep[] {
       }
       returnsPerBox[b] = c;
     });
-    return { range, box, returnsPerBox };
+    const out: { -readonly [K in keyof ParsedSweep]: ParsedSweep[K] } = { range, box, returnsPerBox };
+    // What the beam sees (docs/design.md, "LiDAR sensors in scene and result files").
+    const stage = hasReturnNoise(l.desc) || l.desc.beam !== undefined;
+    if (needKey(e, path, 'intensity', l.intensity, '"intensity", range noise, dropout or a beam')) {
+      out.intensity = parseIntensities(e['intensity'], `${path}.intensity`, n);
+    }
+    if (needKey(e, path, 'returnCount', l.desc.beam !== undefined, 'a beam')) {
+      const at = `${path}.returnCount`;
+      out.returnCount = Uint8Array.from(list(e['returnCount'], at, n, 'counts'), (x, r) => {
+        const want = box[r]! >= 0;
+        if (!(x === 0 || x === 1 || x === 2) || (x === 0) === want) {
+          throw new ResultError(`${at}[${r}]`, `= ${describeValue(x)} with box ${box[r]!}: a beam has 0 returns (box -1) or 1 or 2`);
+        }
+        return x;
+      });
+    }
+    if (needKey(e, path, 'second', l.desc.beam?.returns === 'dual', 'a beam in dual mode')) {
+      const at = `${path}.second`;
+      const s = record(e['second'], at);
+      only(s, at, ['range', 'box', 'intensity']);
+      const images = parseImages(s, at, n, scene.boxes.count);
+      images.box.forEach((b, r) => {
+        if ((b >= 0) !== (out.returnCount![r] === 2)) {
+          throw new ResultError(`${at}.box[${r}]`, `= ${b} with returnCount ${out.returnCount![r]!}: a beam has a second return exactly when it has 2`);
+        }
+      });
+      out.second = { ...images, intensity: parseIntensities(s['intensity'], `${at}.intensity`, n) };
+    }
+    if (needKey(e, path, 'passes', stage, 'range noise, dropout or a beam: each sub-ray pass\'s hits, from which the returns are judged')) {
+      const at = `${path}.passes`;
+      const P = beamPassDescriptions(l.desc).length;
+      out.passes = list(e['passes'], at, P, 'passes').map((p, j) => {
+        const pj = `${at}[${j}]`;
+        const rec = record(p, pj);
+        only(rec, pj, ['range', 'box', 'intensity']);
+        const images = parseImages(rec, pj, n, scene.boxes.count);
+        return { ...images, intensity: parseIntensities(rec['intensity'], `${pj}.intensity`, n) };
+      });
+    }
+    return out;
   });
 }
 

@@ -25,16 +25,20 @@ export const PAIR_PARAMS = {
   SIZE: 48, OFFSET_B: 0, TOLERANCE: 12, COUNT_A: 16, COUNT_B: 20, PAIR_COUNT: 24, FLAGS: 28, CAPACITY: 32,
 } as const;
 
+/** Byte offsets and size of WGSL struct `PairListStatus` (a pair list recorded into the caller's encoder). */
+export const PAIR_LIST_STATUS = { SIZE: 32, COUNT: 0, FOUND: 4, CANDIDATES: 8, OVERFLOW: 12, DISPATCH: 16 } as const;
+
 /** Byte offsets and size of WGSL struct `BvhNode`. */
 export const BVH_NODE = { SIZE: 32, MIN: 0, LEFT: 12, MAX: 16, RIGHT: 28 } as const;
 /** Byte offsets and size of WGSL struct `BvhParams`. */
 export const BVH_PARAMS = { SIZE: 8, COUNT: 0, PARTIALS: 4 } as const;
 /** Byte offsets and size of WGSL struct `LidarParams`. */
 export const LIDAR_PARAMS = {
-  SIZE: 96, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60, MIN_RANGE: 64, OFFSET_MIN: 68, OFFSET_MAX: 72, FLAGS: 76, SPAN: 80, BEAM_OFFSET: 84, MOVING: 88, CHUNK_WIDTH: 92,
+  SIZE: 112, ORIGIN: 0, MAX_RANGE: 12, AXIS_X: 16, CHANNELS: 28, AXIS_Y: 32, AZIMUTHS: 44, AXIS_Z: 48, MASK: 60, MIN_RANGE: 64, OFFSET_MIN: 68, OFFSET_MAX: 72, FLAGS: 76, SPAN: 80, BEAM_OFFSET: 84, MOVING: 88, CHUNK_WIDTH: 92,
+  FRAME_ROWS: 96, TIME_ROWS: 100, PAD0: 104, PAD1: 108,
 } as const;
 export const LIDAR_SWEEP_PARAMS = {
-  SIZE: 32, CHANNELS: 0, AZIMUTHS: 4, MASK: 8, MOVING_COUNT: 12, MIN_RANGE: 16, MAX_RANGE: 20, PAD0: 24, PAD1: 28,
+  SIZE: 32, CHANNELS: 0, AZIMUTHS: 4, MASK: 8, MOVING_COUNT: 12, MIN_RANGE: 16, MAX_RANGE: 20, FRAME_ROWS: 24, PAD1: 28,
 } as const;
 /** Byte offsets and size of WGSL struct `FrustumParams`. */
 export const FRUSTUM_PARAMS = { SIZE: 112, PLANES: 0, COUNT: 96, INDEX_COUNT: 100, FIRST_INDEX: 104, BASE_VERTEX: 108 } as const;
@@ -50,7 +54,7 @@ export const DERIVE_PARAMS = {
 /** Every table by its WGSL struct name (the reflection test walks this). */
 export const LAYOUTS = {
   Obb: OBB, Ray: RAY, Hit: HIT, HitGeometry: HIT_GEOMETRY, HitRecord: HIT_RECORD,
-  PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS,
+  PairResult: PAIR_RESULT, RayParams: RAY_PARAMS, PairParams: PAIR_PARAMS, PairListStatus: PAIR_LIST_STATUS,
   BvhNode: BVH_NODE, BvhParams: BVH_PARAMS, LidarParams: LIDAR_PARAMS, LidarSweepParams: LIDAR_SWEEP_PARAMS, FrustumParams: FRUSTUM_PARAMS, GridParams: GRID_PARAMS,
   ScatterParams: SCATTER_PARAMS,
   DeriveParams: DERIVE_PARAMS,

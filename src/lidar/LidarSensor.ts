@@ -29,14 +29,16 @@ import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
 import { LIDAR_PARAMS, LIDAR_SWEEP_PARAMS, OBB, packBoxes, RAY_PARAMS } from '../layout/index.ts';
 import {
-  azimuthSpan, beamSubRayDescription, beamSubRays, boxAtTime, checkLidar, hasAngularNoise, hasAzimuthOffsets, hasReturnNoise, isFullTurn, checkMotion, checkPose,
-  columnFrames, lidarRayAzimuths,
+  azimuthSpan, beamSubRayDescription, beamSubRays, boxAtTime, channelAzimuthOffset, checkLidar, firingGroups, hasAngularNoise, hasAzimuthOffsets, hasPerLaserData,
+  hasReturnNoise, isFullTurn, checkMotion, checkPose, columnFrames, columnTime, lidarRayAzimuths, sensorMoves,
   lidarTables, motionMatters, motionOf, poseAxes,
   type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
 import { BOX_F64 } from '../core/types.ts';
+import { detCos, detSin } from '../core/detmath.ts';
 // The float64 reference answers the rays a sweep left unanswered (never expected), and gives the per-point fields.
-import { countReturns, lidarPointFields, lidarSweepReference } from '../reference/lidar.ts';
+import { countReturns, lidarSweepReference } from '../reference/lidar.ts';
+import { lidarSweepCloud } from './sweepCloud.ts';
 import type { LidarPointCloud } from '../files/pointCloud.ts';
 import type { Bvh } from '../tree/Bvh.ts';
 import { dispatch } from '../runtime/bind.ts';
@@ -115,7 +117,7 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
  */
 export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const base = lidarTables(desc);
-  const order = desc.elevations.map((e, c) => [Math.fround(Math.sin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const order = desc.elevations.map((e, c) => [Math.fround(detSin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
   const out = new Float32Array(base.length + 2 * order.length + (perRay ? perRay.length + 2 * order.length : 0));
   out.set(base);
@@ -140,7 +142,7 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const { azimuth, elevation } = angularNoiseBounds(desc);
   const withNoise = new Float32Array(out.length + 4);
   withNoise.set(out);
-  withNoise.set([Math.cos(elevation) * (1 - 2 ** -20), Math.sin(elevation) * (1 + 2 ** -20), azimuth * (1 + 2 ** -20), 0], out.length);
+  withNoise.set([detCos(elevation) * (1 - 2 ** -20), detSin(elevation) * (1 + 2 ** -20), azimuth * (1 + 2 ** -20), 0], out.length);
   return withNoise;
 }
 
@@ -162,7 +164,8 @@ export function lidarColumnShifts(desc: LidarDescription): { readonly shift: Int
   let residualMin = 0;
   let residualMax = 0;
   for (let c = 0; c < C; c++) {
-    const d = desc.azimuthOffsets?.[c] ?? 0;
+    // The firing turn is part of the channel's offset (its rays point at θ_a + δ_c + span · f_c / T).
+    const d = channelAzimuthOffset(desc, c);
     const k = partial ? 0 : Math.round(d / step);
     shift[c] = k;
     const rho = d - k * step;
@@ -516,6 +519,25 @@ export class LidarSensor {
     }
   }
 
+  /**
+   * Frames per column in the sweep's setup table: 1 (a column's rays share its frame), or with
+   * per-laser data (vertical offsets, firing times) one per channel, so one per ray.
+   */
+  private get frameRows(): number {
+    return hasPerLaserData(this.desc) ? this.channels : 1;
+  }
+
+  /** Firing times per column at which the setup table holds the moving boxes (firingGroups). */
+  private get timeRows(): number {
+    return this.groups.offsets.length;
+  }
+
+  private groupsCache: ReturnType<typeof firingGroups> | undefined;
+
+  private get groups(): ReturnType<typeof firingGroups> {
+    return this.groupsCache ??= firingGroups(this.desc);
+  }
+
   /** Whether this sensor's sweeps end with the returns stage (range noise, dropout, a beam). */
   private get returnsAfter(): boolean {
     return hasReturnNoise(this.desc) || this.desc.beam !== undefined;
@@ -552,12 +574,15 @@ export class LidarSensor {
     const mask = (options.mask ?? 0xffffffff) >>> 0;
     encoder.clearBuffer(this.overflow);
     const points = options.points === false ? 0 : RAY_OPT_GEOMETRY;
-    const motion = motionMatters(this.desc, options);
-    const moving = motion ? options.boxMotion?.boxes.length ?? 0 : 0;
+    // Per-laser data (vertical offsets, firing times) gives every ray a frame of its own: the
+    // raster method then takes its motion path (rays from the setup table, bounds per chunk)
+    // whether or not anything moves.
+    const motion = motionMatters(this.desc, options) || hasPerLaserData(this.desc);
+    const moving = motionMatters(this.desc, options) ? options.boxMotion?.boxes.length ?? 0 : 0;
     if (this.method === 'raster') {
       // With motion: the tree method's setup (each column's frame, the moving boxes at each
       // column's time) and the chunks' motion records; the moving boxes' masks cleared.
-      const chunkWidth = motion ? motionChunkWidth(this.azimuths) : 0;
+      const chunkWidth = motion ? motionChunkWidth(this.azimuths, moving === 0 && !sensorMoves(this.desc, pose, options.poseEnd)) : 0;
       const masks = motion ? this.writeWalkSetup(set, pose, options, moving, chunkWidth) : undefined;
       if (!motion && (options.intensity || this.needsReturnStage)) {
         // The return stages read the rays from the setup table, which a static raster sweep skips.
@@ -588,6 +613,8 @@ export class LidarSensor {
       f[LIDAR_PARAMS.BEAM_OFFSET / 4] = this.desc.beamOriginOffset ?? 0;
       u[LIDAR_PARAMS.MOVING / 4] = moving;
       u[LIDAR_PARAMS.CHUNK_WIDTH / 4] = chunkWidth;
+      u[LIDAR_PARAMS.FRAME_ROWS / 4] = this.frameRows;
+      u[LIDAR_PARAMS.TIME_ROWS / 4] = this.timeRows;
       device.queue.writeBuffer(this.params, 0, bytes);
       device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (masks || set.masks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
       await this.encodeRaster(encoder, set, options.timestampWrites, motion ? { setup: this.walk!.setup, masks, slots: set.count + moving } : undefined, noise);
@@ -609,6 +636,7 @@ export class LidarSensor {
     su[LIDAR_SWEEP_PARAMS.MOVING_COUNT / 4] = moving;
     sf[LIDAR_SWEEP_PARAMS.MIN_RANGE / 4] = this.desc.minRange ?? 0;
     sf[LIDAR_SWEEP_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
+    su[LIDAR_SWEEP_PARAMS.FRAME_ROWS / 4] = this.frameRows;
     device.queue.writeBuffer(this.sweepParams, 0, sweepBytes);
     // The box masks' test compiled in only when there are masks (shaders/rays/common.wgsl, BOX_MASKS).
     const kernel = await getKernel(device, 'bvhLidar', undefined, { BOX_MASKS: boxMasks });
@@ -657,10 +685,12 @@ export class LidarSensor {
   private writeWalkSetup(set: BoxSet, pose: LidarPose, motion: LidarMotion, moving: number, chunkWidth = 0): GPUBuffer | undefined {
     const A = this.azimuths;
     const n = this.rayCount;
+    const F = this.frameRows * A;
+    const G = this.timeRows;
     const records = chunkWidth > 0 ? 1 + Math.ceil(A / chunkWidth) : 0;
-    const entries = n + 4 * A + moving + 3 * A * moving + 3 * records;
+    const entries = n + 4 * F + moving + 3 * G * A * moving + 3 * records;
     this.ctx.assertBindingFits('LiDAR sweep setup', entries * 16,
-      `(${n} rays + 4 × ${A} columns + ${moving} moving boxes × (1 + 3 × ${A} columns)${records ? ` + 3 × ${records} motion records` : ''}) × 16 bytes`);
+      `(${n} rays + 4 × ${F} frames + ${moving} moving boxes × (1 + 3 × ${G * A} firing times)${records ? ` + 3 × ${records} motion records` : ''}) × 16 bytes`);
     if (!this.walk || this.walk.capacity < entries) {
       if (this.walk) {
         this.ctx.destroyBuffer(this.walk.setup);
@@ -675,25 +705,43 @@ export class LidarSensor {
     const f = new Float32Array(bytes);
     const u = new Uint32Array(bytes);
     const [ox, oy, oz] = set.origin;
-    const frames = columnFrames(this.desc, pose, motion.poseEnd);
-    frames.forEach(({ beamOrigin, axes }, a) => {
-      f.set([beamOrigin[0] - ox, beamOrigin[1] - oy, beamOrigin[2] - oz], 16 * a);
-      f.set(axes[0], 16 * a + 4);
-      f.set(axes[1], 16 * a + 8);
-      f.set(axes[2], 16 * a + 12);
+    // One row of frames (each column's), or with per-laser data one per channel (its firings),
+    // each frame's w its firing-time row (firingGroups) as u32.
+    const rows = this.frameRows > 1
+      ? Array.from({ length: this.channels }, (_, c) => columnFrames(this.desc, pose, motion.poseEnd, c))
+      : [columnFrames(this.desc, pose, motion.poseEnd)];
+    rows.forEach((frames, c) => {
+      const g = this.groups.group[c] ?? 0;
+      const row = rows.length > 1 ? g : 0;
+      for (let a = 0; a < A; a++) {
+        const { beamOrigin, axes } = frames[a]!;
+        const o = 16 * (c * A + a);
+        f[o] = beamOrigin[0] - ox;
+        f[o + 1] = beamOrigin[1] - oy;
+        f[o + 2] = beamOrigin[2] - oz;
+        u[o + 3] = row;
+        for (let k = 0; k < 3; k++) {
+          f[o + 4 + 4 * k] = axes[k]![0];
+          f[o + 5 + 4 * k] = axes[k]![1];
+          f[o + 6 + 4 * k] = axes[k]![2];
+        }
+      }
     });
     if (records > 0) {
       // Rounded outwards to f32 (and δ by the f32 rounding of the positions the kernel sees).
       const up = (x: number): number => x * (1 + 2 ** -20);
-      const at = 16 * A + 4 * moving + 12 * A * moving;
-      lidarMotionRecords(this.desc, frames, chunkWidth, (this.shifts ??= lidarColumnShifts(this.desc)).shift, angularNoiseBounds(this.desc)).forEach((r, k) => {
+      const at = 16 * F + 4 * moving + 12 * G * A * moving;
+      lidarMotionRecords(this.desc, rows, chunkWidth, (this.shifts ??= lidarColumnShifts(this.desc)).shift, angularNoiseBounds(this.desc)).forEach((r, k) => {
         const rel: Vec3 = [r.position[0] - ox, r.position[1] - oy, r.position[2] - oz];
         const o = at + 12 * k;
+        // The reference frame and its time slot: channel 0's firing in the column (frame and slot
+        // `column` in either layout: channel 0's row and firing-time row are the first).
         u[o] = r.column;
+        u[o + 3] = r.column;
         f[o + 1] = up(r.grow + 2 ** -20 * (2 * Math.hypot(...rel) + r.grow));
         f[o + 2] = up(r.timeSpread);
-        f[o + 4] = r.turn > 0 ? Math.cos(r.turn) * (1 - 2 ** -20) : 1;
-        f[o + 5] = r.turn > 0 ? up(Math.sin(r.turn)) : 0;
+        f[o + 4] = r.turn > 0 ? detCos(r.turn) * (1 - 2 ** -20) : 1;
+        f[o + 5] = r.turn > 0 ? up(detSin(r.turn)) : 0;
         f[o + 6] = up(r.azimuthPad);
         f.set(rel, o + 8);
       });
@@ -703,7 +751,7 @@ export class LidarSensor {
       return undefined;
     }
     const m = motion.boxMotion!;
-    const at = 16 * A;
+    const at = 16 * F;
     const boxes = set.boxes;
     for (let k = 0; k < moving; k++) {
       const i = m.boxes[k]!;
@@ -714,18 +762,22 @@ export class LidarSensor {
       const h = Math.hypot(boxes.data[i * BOX_F64.STRIDE + BOX_F64.HALF]!, boxes.data[i * BOX_F64.STRIDE + BOX_F64.HALF + 1]!, boxes.data[i * BOX_F64.STRIDE + BOX_F64.HALF + 2]!);
       f[at + 4 * k + 2] = (Math.hypot(...v) + Math.hypot(...w) * h) * (1 + 2 ** -20);
     }
-    // Each column's moving boxes at its time, in the Obb layout (three vec4 per box).
+    // The moving boxes at each firing time, slot g · A + a at τ_a + f_g (firing-time row g), in
+    // the Obb layout (three vec4 per box); the times are the reference's (columnBoxes).
     const timed = new Float64Array(moving * BOX_F64.STRIDE);
     const view = { count: moving, data: timed };
     const motions = Array.from({ length: moving }, (_, k) => motionOf(m, k));
     const obbFloats = OBB.SIZE / 4;
-    for (let a = 0; a < A; a++) {
-      const tau = ((this.desc.sweepTime ?? 0) * a) / A;
-      for (let k = 0; k < moving; k++) {
-        boxAtTime(boxes, m.boxes[k]!, motions[k]!.v, motions[k]!.w, tau, timed, k);
+    this.groups.offsets.forEach((fire, g) => {
+      for (let a = 0; a < A; a++) {
+        const tau = fire === 0 ? columnTime(this.desc, a) : columnTime(this.desc, a) + fire;
+        for (let k = 0; k < moving; k++) {
+          boxAtTime(boxes, m.boxes[k]!, motions[k]!.v, motions[k]!.w, tau, timed, k);
+        }
+        const s = g * A + a;
+        packBoxes(view, set.origin, 0, moving, f.subarray(at + 4 * moving + s * moving * obbFloats, at + 4 * moving + (s + 1) * moving * obbFloats));
       }
-      packBoxes(view, set.origin, 0, moving, f.subarray(at + 4 * moving + a * moving * obbFloats, at + 4 * moving + (a + 1) * moving * obbFloats));
-    }
+    });
     this.ctx.device.queue.writeBuffer(this.walk.setup, n * 16, bytes);
     // The set's masks with the moving boxes' cleared: the walk skips them, the table tests them.
     if (!this.sweepMasks || this.sweepMasks.capacity < set.count) {
@@ -794,11 +846,13 @@ export class LidarSensor {
   }
 
   /**
-   * The raster kernels' overrides: the tile width, whether the motion path is compiled in, and
-   * (only when on, so a sensor without it compiles what it always did) the beams' angular noise.
+   * The raster kernels' overrides: the tile width, whether the motion path is compiled in (for
+   * sweeps with LIDAR_MOTION alone) and with it the moving boxes, and (only when on, so a sensor
+   * without it compiles what it always did) the beams' angular noise.
    */
-  private static tileConstants(tile: { readonly ch: number; readonly az: number }, motion: boolean, noise = false): Record<string, number> {
-    return noise ? { TILE_AZ: tile.az, MOTION: motion ? 1 : 0, NOISE: 1 } : { TILE_AZ: tile.az, MOTION: motion ? 1 : 0 };
+  private static tileConstants(tile: { readonly ch: number; readonly az: number }, motion: boolean, noise = false, moving = false): Record<string, number> {
+    const base = { TILE_AZ: tile.az, MOTION: motion ? 1 : 0, ...(motion && moving ? { MOVING: 1 } : {}) };
+    return noise ? { ...base, NOISE: 1 } : base;
   }
 
   /** The raster method's per-box records and tile lists for `count` boxes (grown, never shrunk). */
@@ -842,7 +896,7 @@ export class LidarSensor {
     const tile = this.tile!;
     const slots = motion?.slots ?? set.count;
     const buffers = this.rasterBuffersFor(slots);
-    const constants = LidarSensor.tileConstants(tile, motion !== undefined, noiseSetup !== undefined);
+    const constants = LidarSensor.tileConstants(tile, motion !== undefined, noiseSetup !== undefined, motion !== undefined && motion.slots > set.count);
     const [footprint, bin, sortTiles, tiles] = await Promise.all([
       getKernel(device, 'lidarFootprint', undefined, constants), getKernel(device, 'lidarBin', undefined, constants),
       getKernel(device, 'lidarSortTiles', undefined, constants), getKernel(device, 'lidarTiles', undefined, constants),
@@ -1064,7 +1118,7 @@ export class LidarSensor {
       returnsPerBox,
       compacted: options.compact ? new Uint32Array(compactBytes!)[0]! : undefined,
       points,
-      fields: options.fields ? lidarPointFields(run.boxes, this.desc, pose, motion, range, box, { seed }) : undefined,
+      fields: options.fields ? lidarSweepCloud(run.boxes, this.desc, pose, motion, { range, box, intensity, second }, { seed }) : undefined,
       intensity, seed, passes, second, returnCount,
       method, reason, overflowed,
     };

@@ -31,7 +31,7 @@ export { lidarFromOusterMetadata, ousterLidarToSensorPose, type OusterOptions } 
 export {
   writePcd, writePly, writeKittiBin, writePointCloud, pointCloudExtension, packPointRecords, elevationRings, POINT_CLOUD_FORMATS,
   type LidarPointCloud, type PointFrame, type PointCloudOptions, type PointCloudFormat, type RingOrder, type PointTime,
-  type PointLayout, type PointFieldType, type PointFieldSpec, type PointRecords,
+  type PointLayout, type PointFieldType, type PointFieldSpec, type PointRecords, type LidarSecondPoints,
 } from '../files/pointCloud.ts';
 export {
   lidarGroundTruth, writeOpenPcdetLabels, writeGroundTruthJson,

@@ -8,14 +8,17 @@ import { isFullTurn, type ColumnFrame, type LidarDescription } from '../core/lid
 import type { Vec3 } from '../core/types.ts';
 
 /** Chunks per sweep of the raster method with motion (their width: ceil(A / MOTION_CHUNKS) columns). */
-export const MOTION_CHUNKS = 32;
+export const MOTION_CHUNKS = 64;
 
 /** What the kernel needs of one chunk of image columns [first, end) (or of the whole sweep). */
 export interface MotionRecord {
-  /** The encoder column whose frame is the reference (its axes; `position` its sensor position). */
+  /**
+   * The encoder column whose frame is the reference (its axes; `position` its sensor position):
+   * channel 0's firing in it with per-laser data.
+   */
   readonly column: number;
   readonly position: Vec3;
-  /** δ: at least the distance of every beam origin of the chunk's rays from `position`. */
+  /** δ: at least the distance of every beam origin of the chunk's rays (every channel's) from `position`. */
   readonly grow: number;
   /** Δτ: at least |τ − τ_ref| over the chunk's rays' times (s). */
   readonly timeSpread: number;
@@ -39,6 +42,16 @@ export function frameAngle(a: readonly [Vec3, Vec3, Vec3], b: readonly [Vec3, Ve
   const sy = q(0, 2) - q(2, 0);
   const sz = q(1, 0) - q(0, 1);
   return Math.atan2(0.5 * Math.hypot(sx, sy, sz), 0.5 * (q(0, 0) + q(1, 1) + q(2, 2) - 1));
+}
+
+/** Whether two frames' axes are equal number for number (no turn between them). */
+function sameAxes(a: readonly [Vec3, Vec3, Vec3], b: readonly [Vec3, Vec3, Vec3]): boolean {
+  for (let i = 0; i < 3; i++) {
+    if (a[i]![0] !== b[i]![0] || a[i]![1] !== b[i]![1] || a[i]![2] !== b[i]![2]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -74,10 +87,14 @@ export interface BeamJitter {
   readonly elevation: number;
 }
 
-/** One record over image columns [first, end). */
+/**
+ * One record over image columns [first, end). `rows`: one row of frames per channel (per-laser
+ * data: each channel's firings), or one row for every channel; the reference is row 0's.
+ */
 function recordOver(
-  desc: LidarDescription, frames: readonly ColumnFrame[], first: number, end: number, shifts: Int32Array, steepest: number, jitter: BeamJitter,
+  desc: LidarDescription, rows: readonly (readonly ColumnFrame[])[], first: number, end: number, shifts: Int32Array, steepest: number, jitter: BeamJitter,
 ): MotionRecord {
+  const frames = rows[0]!;
   const A = desc.azimuthSteps;
   const full = isFullTurn(desc);
   const columns = encoderColumns(A, first, end, shifts, full);
@@ -88,12 +105,30 @@ function recordOver(
   let grow = 0;
   let turn = 0;
   let timeSpread = 0;
+  // The largest squared distance (its square root taken once; the caller rounds δ outwards by far
+  // more than sqrt's half ulp), and the frame angle only for axes that differ from the reference's.
+  let grow2 = 0;
+  const [px, py, pz] = ref.position;
+  // The last axes found equal to the reference's (a still sensor's rows each share one object).
+  let equal = ref.axes;
   for (const a of columns) {
-    const f = frames[a]!;
-    grow = Math.max(grow, Math.hypot(f.beamOrigin[0] - ref.position[0], f.beamOrigin[1] - ref.position[1], f.beamOrigin[2] - ref.position[2]));
-    turn = Math.max(turn, f.axes === ref.axes ? 0 : frameAngle(ref.axes, f.axes));
-    timeSpread = Math.max(timeSpread, Math.abs(f.time - ref.time));
+    for (const row of rows) {
+      const f = row[a]!;
+      const dx = f.beamOrigin[0] - px;
+      const dy = f.beamOrigin[1] - py;
+      const dz = f.beamOrigin[2] - pz;
+      grow2 = Math.max(grow2, dx * dx + dy * dy + dz * dz);
+      if (f.axes !== ref.axes && f.axes !== equal) {
+        if (sameAxes(f.axes, ref.axes)) {
+          equal = f.axes;
+        } else {
+          turn = Math.max(turn, frameAngle(ref.axes, f.axes));
+        }
+      }
+      timeSpread = Math.max(timeSpread, Math.abs(f.time - ref.time));
+    }
   }
+  grow = Math.sqrt(grow2) * (1 + 2 ** -50);
   let azimuthPad = 0;
   // A jittered beam leaves within γ_el of its channel's elevation and γ_az of its azimuth, and
   // the frame's turn applies to that direction: elevations widen by γ + γ_el, azimuths by
@@ -109,22 +144,36 @@ function recordOver(
 
 /**
  * The whole sweep's record, then one per chunk of `chunkWidth` image columns (the last may be
- * narrower). `shifts`: each channel's whole-column shift (lidarColumnShifts); `jitter`: the
- * bounds of the beams' angular noise, added to every record's turn and azimuth pad (default none).
+ * narrower). `frames`: the columns' frames, or with per-laser data one row of frames per channel
+ * (columnFrames with the channel: every ray's own beam origin, frame and time is bounded; the
+ * reference is channel 0's firing, frame `column` and time slot `column` of the setup table).
+ * `shifts`: each channel's whole-column shift (lidarColumnShifts); `jitter`: the bounds of the
+ * beams' angular noise, added to every record's turn and azimuth pad (default none).
  */
 export function lidarMotionRecords(
-  desc: LidarDescription, frames: readonly ColumnFrame[], chunkWidth: number, shifts: Int32Array, jitter: BeamJitter = { azimuth: 0, elevation: 0 },
+  desc: LidarDescription, frames: readonly ColumnFrame[] | readonly (readonly ColumnFrame[])[], chunkWidth: number, shifts: Int32Array,
+  jitter: BeamJitter = { azimuth: 0, elevation: 0 },
 ): MotionRecord[] {
   const A = desc.azimuthSteps;
+  const rows = (Array.isArray(frames[0]) ? frames : [frames]) as readonly (readonly ColumnFrame[])[];
   const steepest = Math.max(...desc.elevations.map((e) => Math.abs(e)));
-  const records = [recordOver(desc, frames, 0, A, shifts, steepest, jitter)];
+  const records = [recordOver(desc, rows, 0, A, shifts, steepest, jitter)];
+  if (chunkWidth >= A) {
+    // One chunk: the whole sweep's record over the same columns.
+    return [records[0]!, records[0]!];
+  }
   for (let first = 0; first < A; first += chunkWidth) {
-    records.push(recordOver(desc, frames, first, Math.min(A, first + chunkWidth), shifts, steepest, jitter));
+    records.push(recordOver(desc, rows, first, Math.min(A, first + chunkWidth), shifts, steepest, jitter));
   }
   return records;
 }
 
-/** Columns per chunk for a sensor of A columns. */
-export function motionChunkWidth(A: number): number {
-  return Math.max(1, Math.ceil(A / MOTION_CHUNKS));
+/**
+ * Columns per chunk for a sensor of A columns: A / MOTION_CHUNKS, or with `still` (neither the
+ * sensor nor a box moves: the motion path for per-laser data alone) one chunk of A columns, every
+ * chunk's bounds being the whole sweep's then (one position, one frame, one time spread that
+ * moves nothing), so the kernel takes the whole sweep's footprint without visiting chunks.
+ */
+export function motionChunkWidth(A: number, still = false): number {
+  return still ? A : Math.max(1, Math.ceil(A / MOTION_CHUNKS));
 }

@@ -17,7 +17,7 @@ import {
   LIDAR_GAUSS_MAX, LIDAR_GAUSS_TABLE, LIDAR_RETURN_ANGULAR_NOISE, LIDAR_RETURN_MATERIALS, LIDAR_RETURN_POINTS,
   LIDAR_RETURNS_DUAL, LIDAR_RETURNS_LAST, LIDAR_RETURNS_STRONGEST,
 } from '../constants.ts';
-import { dropoutThreshold, hasAngularNoise, type LidarDescription } from '../core/lidar.ts';
+import { dropoutThreshold, hasAngularNoise, hasPerLaserData, type LidarDescription } from '../core/lidar.ts';
 import type { BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
 import { BufferUsage } from '../runtime/flags.ts';
@@ -28,7 +28,7 @@ import { dispatch } from '../runtime/bind.ts';
 export const RETURN_PARAMS = {
   SIZE: 80, CHANNELS: 0, AZIMUTHS: 4, MOVING: 8, FLAGS: 12, REFERENCE_RANGE: 16, ATMOSPHERE: 20, SEED: 24, PASSES: 28,
   AZIMUTH_SIGMA: 32, ELEVATION_SIGMA: 36, RANGE_SIGMA: 40, RANGE_SIGMA_PER_UNIT: 44, DROPOUT: 48, ZERO_INTENSITY_DROP: 52,
-  INTENSITY_LIMIT: 56, MIN_SEPARATION: 60, MODE: 64, BOX_COUNT: 68,
+  INTENSITY_LIMIT: 56, MIN_SEPARATION: 60, MODE: 64, BOX_COUNT: 68, FRAME_ROWS: 72,
 } as const;
 
 const STORAGE_OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -155,6 +155,8 @@ export class LidarReturnStage {
     f[RETURN_PARAMS.MIN_SEPARATION / 4] = sweep.minSeparation ?? 0;
     u[RETURN_PARAMS.MODE / 4] = modeCode(sweep.mode);
     u[RETURN_PARAMS.BOX_COUNT / 4] = sweep.set.count;
+    // The setup table's frames: one per column, or with per-laser data one per ray (LidarSensor).
+    u[RETURN_PARAMS.FRAME_ROWS / 4] = hasPerLaserData(this.desc) ? this.desc.elevations.length : 1;
     this.ctx.device.queue.writeBuffer(this.params, 0, bytes);
     this.materials = reflectivity;
   }

@@ -13,7 +13,7 @@
 export { rayObb, rayObbLocal, rayObbAt, raySphereCull, faceNormal, makeRayObbScratch, type RayHit, type RayObbScratch } from './query/rayObb.ts';
 export { obbObbSat, obbObbSatAt, satAxis, makeSatScratch, type SatResult, type SatScratch, type SatOptions } from './query/obbObbSat.ts';
 export { closestHit, anyHit, allHits, type AllHits, type ClosestHits, type RaycastOptions } from './raycast.ts';
-export { obbPairs, obbOneVsMany, obbCross, allPairs, checkPairs, type PairResults } from './pairs.ts';
+export { obbPairs, obbOneVsMany, obbCross, allPairs, checkPairs, pairListStatus, type PairListState, type PairResults } from './pairs.ts';
 export { cornerProjectionGap } from './cornerOracle.ts';
 export { lidarRays, lidarSweepReference, lidarPointFields, compactReturns, columnBoxes, countReturns, type ReferenceSweep, type ReferenceSweepOptions } from './lidar.ts';
 export { frustumCull, frustumShape, boxPlaneMargin, type FrustumCullOptions, type FrustumShape } from './frustum.ts';

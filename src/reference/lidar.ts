@@ -3,17 +3,19 @@
  * (bvhLidar and lidarWalk in shaders/lidar/tree.wgsl, the raster method in
  * shaders/lidar/raster.wgsl). Every formula comes from src/core/lidar.ts (the contract): ray
  * (channel c, column a) has index c · azimuthSteps + a, starts at the column's beam origin, and
- * points along the channel's direction turned by the pose at the column's time; a moving box is
+ * points along the channel's direction turned by the pose at its firing time (the column's time
+ * plus the channel's firing-time offset, with per-laser data from its own beam origin); a moving box is
  * where it is at that time; a hit nearer than minRange is no return (the box still occludes).
  */
-import type { BoxArray, RayArray, Vec3 } from '../core/types.ts';
+import { detCos, detHypot, detSin } from '../core/detmath.ts';
+import type { BoxArray, RayArray } from '../core/types.ts';
 import { BOX_F64 } from '../core/types.ts';
 import { aabbHalfWidthAt } from '../core/helpers.ts';
 import { CapacityError } from '../errors.ts';
 import type { LidarPointCloud } from '../files/pointCloud.ts';
 import {
-  beamSubRayDescription, beamSubRays, boxAtTime, checkLidar, dropoutThreshold, hasAngularNoise, hasAzimuthOffsets, hasReturnNoise, checkMotion, checkPose,
-  columnFrames, lidarIntensity, lidarRayAzimuths, lidarTables, motionOf,
+  beamSubRayDescription, beamSubRays, boxAtTime, checkLidar, dropoutThreshold, hasAngularNoise, hasAzimuthOffsets, hasPerLaserData, hasReturnNoise, checkMotion, checkPose,
+  columnFrames, columnTime, lidarIntensity, lidarRayAzimuths, lidarTables, motionOf, type ColumnFrame,
   type BoxMotion, type LidarDescription, type LidarMotion, type LidarPose,
 } from '../core/lidar.ts';
 import { LIDAR_GAUSS_TABLE } from '../constants.ts';
@@ -82,7 +84,9 @@ export function uniformOf(h: number): number {
 
 /**
  * Every ray of one sweep, float64 (channel-major: index c · azimuthSteps + a). With `poseEnd`
- * (and sweepTime > 0) each column's rays start from the pose at its own time. With angular noise
+ * (and sweepTime > 0) each column's rays start from the pose at its own time; with per-laser data
+ * (verticalOffsets, firingTimeOffsets) each ray from its channel's firing (columnFrames with the
+ * channel). With angular noise
  * in the description (LidarNoise), ray (c, a) leaves at azimuth φ + δ and elevation e + ε, δ and
  * ε σ times the first two deviates of pcg4d(c, a, seed, 0), as the GPU perturbs it
  * (shaders/lidar/noise_rays.wgsl).
@@ -97,7 +101,8 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
   if (poseEnd !== undefined) {
     checkPose(poseEnd, 'poseEnd');
   }
-  const frames = columnFrames(desc, pose, poseEnd);
+  const perLaser = hasPerLaserData(desc);
+  let frames: ColumnFrame[] = perLaser ? [] : columnFrames(desc, pose, poseEnd);
   const A = desc.azimuthSteps;
   const C = desc.elevations.length;
   const tables = lidarTables(desc);
@@ -109,6 +114,10 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
   const sigmaEl = desc.noise?.elevationStdDev ?? 0;
   const data = new Float64Array(C * A * 7);
   for (let c = 0; c < C; c++) {
+    if (perLaser) {
+      // Channel c's own firings: its time, its encoder angle, its beam origin's height.
+      frames = columnFrames(desc, pose, poseEnd, c);
+    }
     const ce0 = tables[2 * (A + c)]!;
     const se0 = tables[2 * (A + c) + 1]!;
     for (let a = 0; a < A; a++) {
@@ -122,17 +131,22 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
         const h = pcg4d(c, a, seed, 0);
         const d = sigmaAz * gaussianOf(h[0]);
         const e = sigmaEl * gaussianOf(h[1]);
-        [cos, sin] = [cos * Math.cos(d) - sin * Math.sin(d), sin * Math.cos(d) + cos * Math.sin(d)];
-        [ce, se] = [ce * Math.cos(e) - se * Math.sin(e), se * Math.cos(e) + ce * Math.sin(e)];
+        [cos, sin] = [cos * detCos(d) - sin * detSin(d), sin * detCos(d) + cos * detSin(d)];
+        [ce, se] = [ce * detCos(e) - se * detSin(e), se * detCos(e) + ce * detSin(e)];
       }
-      const { beamOrigin, axes: [ax, ay, az] } = frames[a]!;
+      // Indexed, not destructured: an array pattern per ray runs the iterator protocol.
+      const frame = frames[a]!;
+      const beamOrigin = frame.beamOrigin;
+      const ax = frame.axes[0];
+      const ay = frame.axes[1];
+      const az = frame.axes[2];
       const lx = ce * cos;
       const ly = ce * sin;
       const lz = se;
       const dx = lx * ax[0] + ly * ay[0] + lz * az[0];
       const dy = lx * ax[1] + ly * ay[1] + lz * az[1];
       const dz = lx * ax[2] + ly * ay[2] + lz * az[2];
-      const len = Math.hypot(dx, dy, dz);
+      const len = detHypot(dx, dy, dz);
       const o = (c * A + a) * 7;
       data[o] = beamOrigin[0];
       data[o + 1] = beamOrigin[1];
@@ -147,17 +161,18 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
 }
 
 /**
- * The boxes as they are at each column's time: `at(a)` returns a BoxArray (one buffer, rewritten
- * per call) with every listed moving box moved to τ_a; the static boxes are `boxes`' own. Without
- * motion (or sweepTime 0) `at` returns `boxes` itself.
+ * The boxes as they are at each ray's time: `at(a, c)` returns a BoxArray (one buffer, rewritten
+ * when the time changes) with every listed moving box moved to τ_a + f_c (channel c's firing time
+ * in column a; τ_a without `c` or firing-time offsets); the static boxes are `boxes`' own.
+ * Without motion (or sweepTime 0) `at` returns `boxes` itself.
  */
 export function columnBoxes(
   boxes: BoxArray, desc: LidarDescription, motion: BoxMotion | undefined,
 ): {
   /** Whether any box moves during the sweep. */
   readonly moving: boolean;
-  /** The boxes at column `a`'s time. */
-  at(a: number): BoxArray;
+  /** The boxes at the time of channel `c`'s firing in column `a` (the column's time without `c`). */
+  at(a: number, c?: number): BoxArray;
 } {
   const T = desc.sweepTime ?? 0;
   if (!motion || motion.boxes.length === 0 || T === 0) {
@@ -166,12 +181,17 @@ export function columnBoxes(
   const data = Float64Array.from(boxes.data);
   const view: BoxArray = { count: boxes.count, data };
   const listed = Array.from({ length: motion.boxes.length }, (_, k) => ({ i: motion.boxes[k]!, ...motionOf(motion, k) }));
+  let last = NaN;
   return {
     moving: true,
-    at(a: number): BoxArray {
-      const tau = (T * a) / desc.azimuthSteps;
-      for (const { i, v, w } of listed) {
-        boxAtTime(boxes, i, v, w, tau, data, i);
+    at(a: number, c?: number): BoxArray {
+      const f = c === undefined ? 0 : desc.firingTimeOffsets?.[c] ?? 0;
+      const tau = f === 0 ? columnTime(desc, a) : columnTime(desc, a) + f;
+      if (tau !== last) {
+        for (const { i, v, w } of listed) {
+          boxAtTime(boxes, i, v, w, tau, data, i);
+        }
+        last = tau;
       }
       return view;
     },
@@ -240,6 +260,12 @@ export interface ReferenceSweepOptions {
   readonly seed?: number;
 }
 
+/** The box axes' offsets in a BOX_F64 record, in axis order. */
+const BOX_AXES = [BOX_F64.U, BOX_F64.V, BOX_F64.W] as const;
+
+/** hitIncidence's scratch (JavaScript runs one call at a time). */
+const INCIDENCE_SCRATCH = { ratio: [0, 0, 0], cos: [0, 0, 0] };
+
 /**
  * Where a point p on box i (record of `at`, BOX_F64 layout) lies and how a ray along d meets it
  * there: for each box axis k, how far out p is along it relative to the half extent, |q_k| / h_k
@@ -254,11 +280,12 @@ export interface ReferenceSweepOptions {
  */
 export function hitAxes(at: Float64Array, i: number, p: readonly number[], d: readonly number[], out: { ratio: number[]; cos: number[] }): void {
   const b = i * BOX_F64.STRIDE;
-  for (const [k, axis] of [BOX_F64.U, BOX_F64.V, BOX_F64.W].entries()) {
+  for (let k = 0; k < 3; k++) {
+    const axis = BOX_AXES[k]!;
     const ux = at[b + axis]!;
     const uy = at[b + axis + 1]!;
     const uz = at[b + axis + 2]!;
-    const len = Math.hypot(ux, uy, uz);
+    const len = detHypot(ux, uy, uz);
     const q = ((p[0]! - at[b]!) * ux + (p[1]! - at[b + 1]!) * uy + (p[2]! - at[b + 2]!) * uz) / len;
     const h = at[b + BOX_F64.HALF + k]!;
     out.ratio[k] = h > 0 ? Math.abs(q) / h : Math.abs(q) > 0 ? Infinity : 1;
@@ -276,7 +303,8 @@ export function hitAxes(at: Float64Array, i: number, p: readonly number[], d: re
  * hitIncidence(boxes.data, 3, point, direction) // 1 head-on, 0 grazing
  */
 export function hitIncidence(at: Float64Array, i: number, p: readonly number[], d: readonly number[]): number {
-  const axes = { ratio: [0, 0, 0], cos: [0, 0, 0] };
+  // One scratch for every call (no allocation per point: the per-point fields call this per return).
+  const axes = INCIDENCE_SCRATCH;
   hitAxes(at, i, p, d, axes);
   let best = -1;
   let cos = 0;
@@ -331,7 +359,8 @@ export function checkReferenceSweep(desc: LidarDescription): void {
  */
 function sweptAabbs(boxes: BoxArray, desc: LidarDescription, motion: BoxMotion | undefined): Float64Array {
   const out = paddedAabbs(boxes);
-  const T = desc.sweepTime ?? 0;
+  // The last ray fires at most the largest firing-time offset after the last column's time.
+  const T = (desc.sweepTime ?? 0) + Math.max(0, ...(desc.firingTimeOffsets ?? []));
   if (!motion || T === 0) {
     return out;
   }
@@ -341,7 +370,7 @@ function sweptAabbs(boxes: BoxArray, desc: LidarDescription, motion: BoxMotion |
     const { v, w } = motionOf(motion, k);
     const o = i * BOX_F64.STRIDE;
     const spins = w[0] !== 0 || w[1] !== 0 || w[2] !== 0;
-    const radius = Math.hypot(d[o + BOX_F64.HALF]!, d[o + BOX_F64.HALF + 1]!, d[o + BOX_F64.HALF + 2]!);
+    const radius = detHypot(d[o + BOX_F64.HALF]!, d[o + BOX_F64.HALF + 1]!, d[o + BOX_F64.HALF + 2]!);
     for (let j = 0; j < 3; j++) {
       const e = spins ? radius : aabbHalfWidthAt(d, o, j);
       const c0 = d[o + j]!;
@@ -440,7 +469,7 @@ function sweepPass(
     closestBox.set(hits.box);
     closestT.set(hits.t);
   } else {
-    // Column by column: the C rays of column a against the boxes at τ_a, ties to the smallest index.
+    // Column by column: the C rays of column a against the boxes at their firing times (τ_a + f_c), ties to the smallest index.
     const grid = new BoxGrid(boxes, { aabbs: sweptAabbs(boxes, desc, boxMotion) });
     const s = makeRayObbScratch();
     let hits = 0;
@@ -448,8 +477,8 @@ function sweepPass(
       if (onProgress && a % 64 === 0) {
         onProgress(a * C, n, hits);
       }
-      const at = timed.at(a).data;
       for (let c = 0; c < C; c++) {
+        const at = timed.at(a, c).data;
         const r = c * A + a;
         grid.walk(rays, r, (b) => {
           if ((boxMasks && (boxMasks[b]! & mask) === 0) || !rayObbAt(at, b, rays.data, r, true, s)) {
@@ -583,7 +612,7 @@ function beamReturns(desc: LidarDescription, passes: readonly (ReferencePass & {
 
 /**
  * Each return's intensity (lidarIntensity) from the range and box images: the point
- * origin + t · d on the box at its column's time, its incidence (hitIncidence), the box's
+ * origin + t · d on the box at its firing time, its incidence (hitIncidence), the box's
  * reflectivity (default 1). The twin of lidarHitIntensity (shaders/lidar/intensity.wgsl). 0
  * where there is no return.
  */
@@ -595,7 +624,6 @@ function returnIntensities(
   const A = desc.azimuthSteps;
   const out = new Float64Array(C * A);
   for (let a = 0; a < A; a++) {
-    const at = timed.at(a).data;
     for (let c = 0; c < C; c++) {
       const r = c * A + a;
       const i = box[r]!;
@@ -603,6 +631,7 @@ function returnIntensities(
       if (!(i >= 0 && t >= 0)) {
         continue;
       }
+      const at = timed.at(a, c).data;
       const o = r * 7;
       const d = [rays.data[o + 3]!, rays.data[o + 4]!, rays.data[o + 5]!];
       const p = [rays.data[o]! + t * d[0]!, rays.data[o + 1]! + t * d[1]!, rays.data[o + 2]! + t * d[2]!];
@@ -627,7 +656,7 @@ export function countReturns(box: Int32Array, boxCount: number): Uint32Array {
 /**
  * The per-point fields of a sweep, float64 on the host from its range and box images: each
  * return's xyz in the sensor frame at the ray's own time (beam origin + range · direction, in the
- * frame of the pose at τ_a) and in world coordinates (never relative to a floating origin), the
+ * frame of the pose at the ray's firing time τ_a + f_c) and in world coordinates (never relative to a floating origin), the
  * ray's time, and the cosine of the incidence angle on the hit face (the face of the box at τ_a
  * whose slab the point lies on). Ring and column are ⌊r / A⌋ and r mod A. Fields of rays without
  * a return are 0.
@@ -644,39 +673,70 @@ export function lidarPointFields(
   const A = desc.azimuthSteps;
   const n = C * A;
   const rays = lidarRays(desc, pose, motion.poseEnd, options);
-  const frames = columnFrames(desc, pose, motion.poseEnd);
+  // One row of frames per channel with per-laser data (each channel's firings), else one for all.
+  const rows = hasPerLaserData(desc)
+    ? Array.from({ length: C }, (_, c) => columnFrames(desc, pose, motion.poseEnd, c))
+    : [columnFrames(desc, pose, motion.poseEnd)];
   const timed = columnBoxes(boxes, desc, motion.boxMotion);
   const sensorXyz = new Float64Array(3 * n);
   const worldXyz = new Float64Array(3 * n);
   const time = new Float64Array(n);
   const incidence = new Float32Array(n);
-  for (let a = 0; a < A; a++) {
-    const { time: tau, position, axes } = frames[a]!;
-    const at = timed.at(a).data;
+  const outRange = new Float32Array(n);
+  const outBox = new Int32Array(n);
+  // Scratch for each return's point and direction (no allocation per point); the arithmetic is
+  // the same, operation for operation, as with a fresh array per point.
+  const p: [number, number, number] = [0, 0, 0];
+  const d: [number, number, number] = [0, 0, 0];
+  const data = rays.data;
+  const visit = (c: number, a: number): void => {
+    const { time: tau, position, axes } = rows[rows.length > 1 ? c : 0]![a]!;
+    const r = c * A + a;
+    time[r] = tau;
+    const i = box[r]!;
+    const t = range[r]!;
+    outRange[r] = i >= 0 ? t : -1;
+    outBox[r] = i >= 0 ? i : -1;
+    if (!(i >= 0 && t >= 0)) {
+      return;
+    }
+    const o = r * 7;
+    d[0] = data[o + 3]!;
+    d[1] = data[o + 4]!;
+    d[2] = data[o + 5]!;
+    p[0] = data[o]! + t * d[0];
+    p[1] = data[o + 1]! + t * d[1];
+    p[2] = data[o + 2]! + t * d[2];
+    worldXyz[3 * r] = p[0];
+    worldXyz[3 * r + 1] = p[1];
+    worldXyz[3 * r + 2] = p[2];
+    const rx = p[0] - position[0];
+    const ry = p[1] - position[1];
+    const rz = p[2] - position[2];
+    for (let k = 0; k < 3; k++) {
+      const ax = axes[k]!;
+      sensorXyz[3 * r + k] = rx * ax[0] + ry * ax[1] + rz * ax[2];
+    }
+    // The face: the box axis along which the point is farthest out, relative to the half extent.
+    incidence[r] = hitIncidence(timed.at(a, c).data, i, p, d);
+  };
+  if (timed.moving) {
+    // Column by column: the moving boxes placed once per firing time.
+    for (let a = 0; a < A; a++) {
+      for (let c = 0; c < C; c++) {
+        visit(c, a);
+      }
+    }
+  } else {
+    // In ray order (channel-major), the arrays read and written in sequence.
     for (let c = 0; c < C; c++) {
-      const r = c * A + a;
-      time[r] = tau;
-      const i = box[r]!;
-      const t = range[r]!;
-      if (!(i >= 0 && t >= 0)) {
-        continue;
+      for (let a = 0; a < A; a++) {
+        visit(c, a);
       }
-      const o = r * 7;
-      const d: Vec3 = [rays.data[o + 3]!, rays.data[o + 4]!, rays.data[o + 5]!];
-      const p: Vec3 = [rays.data[o]! + t * d[0], rays.data[o + 1]! + t * d[1], rays.data[o + 2]! + t * d[2]];
-      worldXyz.set(p, 3 * r);
-      const rel: Vec3 = [p[0] - position[0], p[1] - position[1], p[2] - position[2]];
-      for (let k = 0; k < 3; k++) {
-        sensorXyz[3 * r + k] = rel[0] * axes[k]![0] + rel[1] * axes[k]![1] + rel[2] * axes[k]![2];
-      }
-      // The face: the box axis along which the point is farthest out, relative to the half extent.
-      incidence[r] = hitIncidence(at, i, p, d);
     }
   }
   return {
-    channels: C, columns: A,
-    range: Float32Array.from(range, (x, r) => (box[r]! >= 0 ? x : -1)),
-    box: Int32Array.from(box, (x) => (x >= 0 ? x : -1)),
+    channels: C, columns: A, range: outRange, box: outBox,
     sensorXyz, worldXyz, time, incidence,
   };
 }

@@ -32,6 +32,7 @@ export const KERNELS = {
   gridPairs: { module: 'pairsGrid', bindings: { params: [0, 'uniform'], grid: [11, 'uniform'], cellCounters: [13, 'storage'], cellItems: [14, 'storage'], candidates: [15, 'storage'], candidateCount: [16, 'storage'] } },
   pairsNarrowArgs: { module: 'pairsNarrow', bindings: { params: [0, 'uniform'], candidateCount: [16, 'storage'], narrowArgs: [17, 'storage'] } },
   pairsNarrow: { module: 'pairsNarrow', bindings: { params: [0, 'uniform'], boxesA: [1, 'read-only-storage'], boxesB: [2, 'read-only-storage'], pairsOut: [5, 'storage'], counter: [6, 'storage'], contacts: [9, 'storage'], candidates: [15, 'storage'], candidateCount: [16, 'storage'] } },
+  pairsListStatus: { module: 'pairsStatus', bindings: { params: [0, 'uniform'], counter: [6, 'storage'], overflowCount: [8, 'storage'], candidateCount: [16, 'storage'], listStatus: [18, 'storage'] } },
   frustumCull: { module: 'frustum', bindings: { frustum: [0, 'uniform'], boxes: [1, 'read-only-storage'], visible: [2, 'storage'], visibleCount: [3, 'storage'] } },
   frustumCullExact: { module: 'frustum', bindings: { frustum: [0, 'uniform'], boxes: [1, 'read-only-storage'], visible: [2, 'storage'], visibleCount: [3, 'storage'], candidates: [6, 'storage'], candidateCount: [7, 'storage'] } },
   frustumExactArgs: { module: 'frustum', bindings: { candidateCount: [7, 'storage'], exactArgs: [8, 'storage'] } },

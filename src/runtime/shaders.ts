@@ -28,6 +28,7 @@ import pairsListedWgsl from '../../shaders/pairs/listed.wgsl?raw';
 import pairsTreeWgsl from '../../shaders/pairs/tree.wgsl?raw';
 import pairsGridWgsl from '../../shaders/pairs/grid.wgsl?raw';
 import pairsNarrowWgsl from '../../shaders/pairs/narrow.wgsl?raw';
+import pairsStatusWgsl from '../../shaders/pairs/status.wgsl?raw';
 import frustumWgsl from '../../shaders/frustum/cull.wgsl?raw';
 import scanWgsl from '../../shaders/runtime/scan.wgsl?raw';
 import sortWgsl from '../../shaders/runtime/sort.wgsl?raw';
@@ -91,6 +92,7 @@ export const CHUNKS = {
   pairsTree: { file: 'shaders/pairs/tree.wgsl', code: pairsTreeWgsl },
   pairsGrid: { file: 'shaders/pairs/grid.wgsl', code: pairsGridWgsl },
   pairsNarrow: { file: 'shaders/pairs/narrow.wgsl', code: pairsNarrowWgsl },
+  pairsStatus: { file: 'shaders/pairs/status.wgsl', code: pairsStatusWgsl },
   frustum: { file: 'shaders/frustum/cull.wgsl', code: frustumWgsl },
   scan: { file: 'shaders/runtime/scan.wgsl', code: scanWgsl },
   sort: { file: 'shaders/runtime/sort.wgsl', code: sortWgsl },
@@ -186,6 +188,8 @@ export const MODULES = {
   pairsGrid: () => linkShader('obb:pairs-grid', [...SAT_BASE, C.pairsCandidates, C.pairsGrid]),
   /** The SAT narrow phase over all-pairs candidates (shaders/pairs/narrow.wgsl). */
   pairsNarrow: () => linkShader('obb:pairs-narrow', [...SAT_BASE, C.pairsCandidates, C.pairsNarrow]),
+  /** The state of a pair list recorded into the caller's encoder: valid count, overflow bits, dispatch size (shaders/pairs/status.wgsl). */
+  pairsStatus: () => linkShader('obb:pairs-status', [...SAT_BASE, C.pairsCandidates, C.pairsStatus]),
   /** Frustum culling, conservative and exact, into indirect draw arguments (shaders/frustum/cull.wgsl, shaders/query/obb_frustum.wgsl). */
   frustum: () => linkShader('obb:frustum', [C.types, C.obbFrustum, C.frustum]),
   /** Exclusive prefix sum (ExclusiveScan; shaders/runtime/scan.wgsl). */

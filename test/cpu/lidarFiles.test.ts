@@ -9,18 +9,20 @@
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { PCDLoader } from 'three/examples/jsm/loaders/PCDLoader.js';
 import { parseScene, SceneError } from '../../src/files/scene.ts';
 import { judgeScene, ResultError, runReference } from '../../src/judge/index.ts';
 import { sceneResultFromCpu, type SceneResult } from '../../src/files/results.ts';
 import { formatResult } from '../../src/cli/main.ts';
+import { heartbeat } from '../../src/cli/run.ts';
 import { runCli as run } from './cliRun.ts';
 import { lidarPreset } from '../../src/core/lidarPresets.ts';
 import { boxAtTime, columnFrames } from '../../src/core/lidar.ts';
 import { lidarPointFields, lidarRays, lidarSweepReference } from '../../src/reference/lidar.ts';
-import { sceneMotion } from '../../src/judge/judge.ts';
+import { passesProgress, phaseProgress, sceneMotion } from '../../src/judge/judge.ts';
 import { packPointRecords, writePcd, writePly, type PointCloudOptions } from '../../src/files/pointCloud.ts';
+import { lidarSweepCloud } from '../../src/lidar/sweepCloud.ts';
 import { lidarGroundTruth, writeGroundTruthJson, writeOpenPcdetLabels } from '../../src/files/groundTruth.ts';
 import { McapIndexedReader, TempBuffer } from '@mcap/core';
 import { parse as parseMsg } from '@foxglove/rosmsg';
@@ -356,5 +358,238 @@ describe('the reference\'s motion', () => {
     expect(rays.data[o]).toBeCloseTo(2 - 0.5 * Math.cos(45 * deg), 12);
     expect(rays.data[o + 1]).toBeCloseTo(-0.5 * Math.sin(45 * deg), 12);
     expect(rays.data[o + 3]).toBeCloseTo(-Math.cos(45 * deg), 12);
+  });
+});
+
+/** A scene whose boxes carry materials and whose first sweep has an intensity model, seeded noise and a dual-return beam. */
+function beamSceneJson(): Record<string, unknown> {
+  return {
+    boxes: [
+      { center: [10, 0, 0], halfExtents: [2, 1, 1], rotation: [0, 0, 0, 1], reflectivity: 0.3, classId: 2 },
+      { center: [14, 0.9, 0.5], halfExtents: [0.5, 3, 3], rotation: [0, 0, 0, 1], reflectivity: 0.9, classId: 5 },
+      { center: [0, 12, 0.5], halfExtents: [1, 3, 2], rotation: [0, 0, 0.3826834, 0.9238795], velocity: [1, 0, 0] },
+      { center: [0, 0, -2.5], halfExtents: [50, 50, 0.5], rotation: [0, 0, 0, 1], reflectivity: 0.1 },
+    ],
+    lidars: [
+      {
+        sensor: { elevationsDeg: [-10, -5, 0, 5], columns: 90, maxRange: 60, sweepTime: 0.1 },
+        pose: { position: [0, 0, 0.5] }, poseEnd: { position: [1, 0, 0.5] },
+        intensity: { referenceRange: 10, atmosphere: 0.004 }, seed: 7,
+        noise: { rangeStdDev: 0.02, rangeStdDevPerUnit: 0.0005, azimuthStdDevDeg: 0.03, dropout: 0.05, intensityDropout: { limit: 0.1, atZero: 0.5 } },
+        beam: { divergenceDeg: [0.6, 0.3], rings: 1, samplesPerRing: 4, returns: 'dual', minSeparation: 1 },
+      },
+      { sensor: { elevationsDeg: [-10, 0], columns: 60, maxRange: 60 }, pose: { position: [0, 0, 0.5] }, intensity: true },
+    ],
+  };
+}
+
+describe('scene and result files: what the beam sees', () => {
+  const scene = parseScene(beamSceneJson());
+  const good = sceneResultFromCpu(scene, runReference(scene));
+
+  it('reads materials, the intensity model, noise in degrees, the beam and the seed into the description', () => {
+    expect(Array.from(scene.materials!.reflectivity)).toEqual([Math.fround(0.3), Math.fround(0.9), 1, Math.fround(0.1)]);
+    expect(Array.from(scene.materials!.classId)).toEqual([2, 5, 0, 0]);
+    const [dual, plain] = scene.lidars!;
+    expect(dual!.desc.intensity).toEqual({ referenceRange: 10, atmosphere: 0.004 });
+    expect(dual!.desc.noise!.azimuthStdDev).toBeCloseTo(0.03 * deg, 15);
+    expect(dual!.desc.beam).toEqual({ divergence: [0.6 * deg, 0.3 * deg], rings: 1, samplesPerRing: 4, returns: 'dual', minSeparation: 1 });
+    expect([dual!.seed, dual!.intensity, plain!.seed, plain!.intensity]).toEqual([7, true, 0, true]);
+    expect(parseScene(sceneJson()).materials).toBeUndefined();
+    expect(parseScene(sceneJson()).lidars!.map((l) => l.intensity)).toEqual([false, false]);
+  });
+
+  it('refuses a bad field in one line naming it, unknown keys by name', () => {
+    const lidar0 = (j: Record<string, unknown>): Record<string, unknown> => (j['lidars'] as Record<string, unknown>[])[0]!;
+    const cases: [(j: Record<string, unknown>) => void, string][] = [
+      [(j) => { (j['boxes'] as Record<string, unknown>[])[1]!['reflectivity'] = 1.5; }, 'boxes[1].reflectivity must be a number in [0, 1] (got 1.5)'],
+      [(j) => { (j['boxes'] as Record<string, unknown>[])[0]!['classId'] = 70000; }, 'boxes[0].classId must be an integer in [0, 65535] (got 70000)'],
+      [(j) => { (lidar0(j)['noise'] as Record<string, unknown>)['rangeSigma'] = 1; }, 'lidars[0].noise has unknown key "rangeSigma"'],
+      [(j) => { (lidar0(j)['beam'] as Record<string, unknown>)['divergence'] = [0.1, 0.1]; }, 'lidars[0].beam has unknown key "divergence"'],
+      [(j) => { (lidar0(j)['beam'] as Record<string, unknown>)['returns'] = 'first'; }, 'lidars[0].beam.returns must be "strongest", "last" or "dual"'],
+      [(j) => { (lidar0(j)['intensity'] as Record<string, unknown>)['gain'] = 2; }, 'lidars[0].intensity has unknown key "gain"'],
+      [(j) => { (lidar0(j)['noise'] as Record<string, unknown>)['dropout'] = 2; }, 'lidars[0].noise.dropout '],
+      [(j) => { (lidar0(j)['noise'] as Record<string, unknown>)['azimuthStdDevDeg'] = 5; }, 'lidars[0].noise.azimuthStdDevDeg '],
+      [(j) => { lidar0(j)['seed'] = -1; }, 'lidars[0].seed must be an integer in [0, 2^32) (got -1)'],
+      [(j) => { lidar0(j)['returns'] = 'dual'; }, 'lidars[0] has unknown key "returns"'],
+    ];
+    for (const [edit, message] of cases) {
+      const json = beamSceneJson();
+      edit(json);
+      let caught: unknown;
+      try {
+        parseScene(json);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, message).toBeInstanceOf(SceneError);
+      expect((caught as Error).message.startsWith(message), `${(caught as Error).message} ≠ ${message}`).toBe(true);
+      expect((caught as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('the CPU backend\'s result (materials, noise, dual returns) is judged with 0 mismatch, pass by pass and beam by beam', async () => {
+    const l0 = good.lidars![0]!;
+    expect(l0.passes).toHaveLength(5);
+    expect(l0.second!.box.filter((b) => b >= 0).length).toBeGreaterThan(0);
+    expect(l0.returnCount!.filter((n) => n === 2).length).toBe(l0.second!.box.filter((b) => b >= 0).length);
+    expect(good.lidars![1]!.intensity!.some((x) => x > 0 && x < 1)).toBe(true);
+    const v = judgeScene(scene, JSON.parse(formatResult(good)));
+    expect(v.mismatch).toBe(0);
+    expect(v.comparisons.map((c) => c.family)).toEqual([
+      ...[0, 1, 2, 3, 4].flatMap((j) => [`lidar[0].pass[${j}]`, `lidar[0].pass[${j}].intensity`]),
+      'lidar[0].returns', 'lidar[0].returnsPerBox', 'lidar[1]', 'lidar[1].intensity', 'lidar[1].returnsPerBox',
+    ]);
+    // Through the command: run --backend cpu, then judge the file it wrote.
+    const dir = mkdtempSync(join(tmpdir(), 'obb-beam-'));
+    writeFileSync(join(dir, 'scene.json'), JSON.stringify(beamSceneJson()));
+    const r = await run('run', join(dir, 'scene.json'), '--backend', 'cpu', '--out', join(dir, 'result.json'));
+    expect(r.code, r.err).toBe(0);
+    const j = await run('judge', join(dir, 'scene.json'), join(dir, 'result.json'));
+    expect(j.code, j.out + j.err).toBe(0);
+    expect(j.out).toContain('OK: 0 mismatch');
+  });
+
+  it('the GPU backend (Dawn in Node): run writes materials, intensities, passes and dual returns that judge clean; verify agrees', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obb-beam-gpu-'));
+    writeFileSync(join(dir, 'scene.json'), JSON.stringify(beamSceneJson()));
+    const r = await run('run', join(dir, 'scene.json'), '--runtime', 'node', '--out', join(dir, 'gpu.json'));
+    expect(r.code, r.err).toBe(0);
+    const result = JSON.parse(readFileSync(join(dir, 'gpu.json'), 'utf8')) as SceneResult;
+    expect(result.backend).toBe('gpu');
+    expect(result.lidars![0]!.passes).toHaveLength(5);
+    expect(result.lidars![0]!.second!.box.some((b) => b >= 0)).toBe(true);
+    const j = await run('judge', join(dir, 'scene.json'), join(dir, 'gpu.json'));
+    expect(j.code, j.out + j.err).toBe(0);
+    expect(j.out).toMatch(/lidar\[0\]\.returns/);
+    const v = await run('verify', join(dir, 'scene.json'), '--runtime', 'node');
+    expect(v.code, v.out + v.err).toBe(0);
+    expect(v.out).toContain('OK: 0 mismatch');
+    // The API's own fields carry what the beam saw: the modelled intensities and the second returns.
+    const { createNodeGpu } = await import('../../src/node/runtime.ts');
+    const gpu = await createNodeGpu({ driver: 'swiftshader' });
+    try {
+      const set = gpu.createBoxSet(scene.boxes);
+      await set.setMaterials(scene.materials!);
+      const l = scene.lidars![0]!;
+      const sensor = await gpu.createLidar(l.desc);
+      const sweep = await gpu.lidarSweep(sensor, set, l.pose, { ...sceneMotion(scene, l), seed: l.seed, intensity: true, fields: true });
+      const f = sweep.fields!;
+      expect(Array.from(f.intensity!)).toEqual(Array.from(sweep.intensity!, (x, r) => (sweep.box[r]! >= 0 ? x : 0)));
+      expect(Array.from(f.second!.box)).toEqual(Array.from(sweep.second!.box));
+      expect(Array.from(f.second!.intensity!)).toEqual(Array.from(sweep.second!.intensity, (x, r) => (sweep.second!.box[r]! >= 0 ? x : 0)));
+      expect(f.returnMode).toBe('dual');
+      expect(packPointRecords(f).width).toBe(sweep.returnCount!.reduce((n, x) => n + x, 0));
+      sensor.destroy();
+      set.destroy();
+    } finally {
+      gpu.destroy();
+    }
+  }, 180_000);
+
+  it('run --lidar-out writes the modelled intensities, second returns and classes: the API writer\'s bytes for the sweep\'s own values', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obb-beam-out-'));
+    writeFileSync(join(dir, 'scene.json'), JSON.stringify(beamSceneJson()));
+    const out = join(dir, 'points');
+    const r = await run('run', join(dir, 'scene.json'), '--backend', 'cpu', '--out', join(dir, 'r.json'), '--lidar-out', out, '--lidar-ground-truth');
+    expect(r.code, r.err).toBe(0);
+    const ref = runReference(scene);
+    for (const [k, l] of scene.lidars!.entries()) {
+      const s = ref.lidars![k]!;
+      const cloud = lidarSweepCloud(scene.boxes, l.desc, l.pose, sceneMotion(scene, l), s, { seed: l.seed });
+      expect(firstDifference(readFileSync(join(out, `lidar-${k}.pcd`)), writePcd(cloud, { classIds: scene.materials!.classId }))).toBe(-1);
+      const truth = lidarGroundTruth(scene.boxes, l.pose, s.returnsPerBox, { classIds: scene.materials!.classId });
+      expect(readFileSync(join(out, `lidar-${k}.txt`), 'utf8')).toBe(writeOpenPcdetLabels(truth, ['Box', 'Class1', 'Class2', 'Class3', 'Class4', 'Class5']));
+    }
+    const header = readFileSync(join(out, 'lidar-0.pcd')).subarray(0, 600).toString('latin1');
+    expect(header).toContain('FIELDS x y z intensity ring column time label class return_index return_count');
+    expect(header).toContain('intensity = modelled intensity');
+    const seconds = Array.from(ref.lidars![0]!.second!.box).filter((b) => b >= 0).length;
+    expect(seconds).toBeGreaterThan(0);
+    expect(r.err).toContain(`wrote ${join(out, 'lidar-0.pcd')} (${Array.from(ref.lidars![0]!.box).filter((b) => b >= 0).length + seconds} points, pcd, sensor frame)`);
+    expect(readFileSync(join(out, 'lidar-0.txt'), 'utf8')).toMatch(/ Class5\n/);
+  });
+
+  it('a tampered result is caught with its reason: an intensity beyond its bound, a second return\'s box', async () => {
+    const bad = clone(good);
+    const l1 = bad.lidars![1]!;
+    const ri = l1.box.findIndex((b, r) => b >= 0 && l1.intensity![r]! > 0.05 && l1.intensity![r]! < 0.9);
+    l1.intensity![ri] = l1.intensity![ri]! * 1.01;
+    const l0 = bad.lidars![0]!;
+    const rs = l0.second!.box.findIndex((b) => b >= 0);
+    const was = l0.second!.box[rs]!;
+    const now = was === 1 ? 3 : 1;
+    l0.second!.box[rs] = now;
+    l0.returnsPerBox[was]!--;
+    l0.returnsPerBox[now]!++;
+    const v = judgeScene(scene, JSON.parse(formatResult(bad)));
+    const by = new Map(v.comparisons.map((c) => [c.family, c]));
+    expect(by.get('lidar[1].intensity')!.mismatch).toBe(1);
+    expect(by.get('lidar[1].intensity')!.cases[0]!.index).toBe(ri);
+    expect(by.get('lidar[0].returns')!.mismatchByReason).toEqual({ return: 1 });
+    expect(by.get('lidar[0].returns')!.cases[0]!.index).toBe(rs);
+    expect(by.get('lidar[0].returnsPerBox')!.mismatch).toBe(0);
+    expect(v.mismatch).toBe(2);
+    // Through the command, with both reports: exit 1, each mismatch named.
+    const dir = mkdtempSync(join(tmpdir(), 'obb-beam-bad-'));
+    writeFileSync(join(dir, 'scene.json'), JSON.stringify(beamSceneJson()));
+    writeFileSync(join(dir, 'bad.json'), formatResult(bad));
+    const j = await run('judge', join(dir, 'scene.json'), join(dir, 'bad.json'), '--html', join(dir, 'r.html'), '--junit', join(dir, 'r.xml'));
+    expect(j.code, j.err).toBe(1);
+    expect(j.out).toContain('FAIL: 2 mismatch');
+    expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('<span class="fail">return 1</span>; <span class="fail">intensity 1</span>');
+    expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('lidar[1].intensity');
+    // Keys the scene does not give rise to, or misses, are named.
+    const extra = clone(good);
+    (extra.lidars![1] as { returnCount?: number[] }).returnCount = [];
+    expect(() => judgeScene(scene, JSON.parse(formatResult(extra)))).toThrow('lidars[1].returnCount is present, but the scene does not ask for it (it comes with a beam)');
+    const missing = clone(good);
+    delete (missing.lidars![0] as { passes?: unknown }).passes;
+    expect(() => judgeScene(scene, JSON.parse(formatResult(missing)))).toThrow("lidars[0].passes is missing: the scene asks for it (it comes with range noise, dropout or a beam: each sub-ray pass's hits");
+    const unknown = clone(good) as unknown as { lidars: Record<string, unknown>[] };
+    unknown.lidars[1]!['echo'] = [];
+    expect(() => judgeScene(scene, unknown)).toThrow('lidars[1].echo is not a field of this entry');
+  });
+});
+
+describe('progress of a beam\'s reference sweep', () => {
+  it('counts the rays of every sub-ray pass as one phase, with an ETA over the passes to come', () => {
+    const lines: string[] = [];
+    let now = 0;
+    const tick = passesProgress(phaseProgress((m) => lines.push(m), 'LiDAR sweep 0 (cpu)', 'rays (3 sub-ray passes)', 'hits', () => now), 3)!;
+    // Each pass counts 0 … 1,000 again, a second per 250 rays; 10 hits per 100 rays.
+    for (let pass = 0; pass < 3; pass++) {
+      for (let done = 0; done <= 1000; done += 250) {
+        tick(done, 1000, done / 10);
+        now += 1000;
+      }
+    }
+    expect(lines[0]).toBe('LiDAR sweep 0 (cpu): 500 / 3,000 rays (3 sub-ray passes), 50 hits, ETA 10 s');
+    expect(lines.at(-1)).toBe('LiDAR sweep 0 (cpu): 2,750 / 3,000 rays (3 sub-ray passes), 275 hits, ETA 1 s');
+    const counts = lines.map((l) => Number(/: ([\d,]+) \//.exec(l)![1]!.replace(/,/g, '')));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(passesProgress(undefined, 3)).toBeUndefined();
+  });
+});
+
+describe('progress while the GPU sweeps', () => {
+  it('one submission is not silent: after 2 s a line a second with the sweeps, the rays and the time so far', async () => {
+    vi.useFakeTimers();
+    try {
+      const lines: [string, boolean | undefined][] = [];
+      let done!: (v: number) => void;
+      const wait = heartbeat((m, periodic) => lines.push([m, periodic]), 'LiDAR: 2 sweeps, 524,288 rays', new Promise<number>((r) => { done = r; }));
+      await vi.advanceTimersByTimeAsync(4500);
+      done(7);
+      expect(await wait).toBe(7);
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(lines).toEqual([
+        ['LiDAR: 2 sweeps, 524,288 rays: waiting for the GPU, 2 s so far', true],
+        ['LiDAR: 2 sweeps, 524,288 rays: waiting for the GPU, 3 s so far', true],
+        ['LiDAR: 2 sweeps, 524,288 rays: waiting for the GPU, 4 s so far', true],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

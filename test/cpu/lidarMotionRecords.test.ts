@@ -11,7 +11,7 @@ import { mulberry32 } from '../../src/judge/index.ts';
 import { lidarRays } from '../../src/reference/lidar.ts';
 import { lidarColumnShifts } from '../../src/lidar/LidarSensor.ts';
 import { frameAngle, lidarMotionRecords, motionChunkWidth } from '../../src/lidar/motionRecords.ts';
-import { columnFrames, isFullTurn, poseAxes } from '../../src/core/lidar.ts';
+import { columnFrames, hasPerLaserData, isFullTurn, poseAxes } from '../../src/core/lidar.ts';
 
 const deg = Math.PI / 180;
 
@@ -52,6 +52,11 @@ function sensors(): Sensor[] {
       maxRange: 100, sweepTime: 0.1,
       ...(k % 2 === 0 ? { azimuthOffsets: Array.from({ length: C }, () => (rnd() - 0.5) * 16 * deg) } : {}),
       ...(k % 5 < 2 ? { beamOriginOffset: rnd() * 0.05 } : {}),
+      // Per-laser data: beam origins up to ±3 cm off the circle, firings anywhere in the column's period.
+      ...(k % 3 === 0 ? {
+        verticalOffsets: Array.from({ length: C }, () => (rnd() - 0.5) * 0.06),
+        firingTimeOffsets: Array.from({ length: C }, (_, c) => (c === 0 ? 0 : rnd() * 0.999 * (0.1 / A))),
+      } : {}),
     };
     const pose: LidarPose = { origin: [1e5 * rnd(), -3e4, 10], rotation: [0.1 * rnd(), 0, Math.sin(rnd()), 1] };
     const turn = k % 6 === 5 ? 0 : (rnd() - 0.5) * 0.8;
@@ -68,16 +73,18 @@ function sensors(): Sensor[] {
 }
 
 describe('lidarMotionRecords', () => {
-  it('every ray of a record\'s columns lies within its bounds (24 sensors: offsets, beam origins, partial and clockwise fields, turning and moving)', () => {
+  it('every ray of a record\'s columns lies within its bounds (24 sensors: offsets, beam origins, per-laser heights and firing times, partial and clockwise fields, turning and moving)', () => {
     let checked = 0;
     const failures: string[] = [];
     for (const [k, { desc, pose, poseEnd }] of sensors().entries()) {
       const A = desc.azimuthSteps;
       const C = desc.elevations.length;
-      const frames = columnFrames(desc, pose, poseEnd);
+      // Each channel's firings with per-laser data (every ray's own frame), else the columns'.
+      const rows = hasPerLaserData(desc) ? Array.from({ length: C }, (_, c) => columnFrames(desc, pose, poseEnd, c)) : [columnFrames(desc, pose, poseEnd)];
+      const frames = rows[0]!;
       const { shift } = lidarColumnShifts(desc);
       const width = motionChunkWidth(A);
-      const records = lidarMotionRecords(desc, frames, width, shift);
+      const records = lidarMotionRecords(desc, rows.length > 1 ? rows : frames, width, shift);
       expect(records.length).toBe(1 + Math.ceil(A / width));
       const rays = lidarRays(desc, pose, poseEnd);
       const full = isFullTurn(desc);
@@ -88,7 +95,7 @@ describe('lidarMotionRecords', () => {
           for (const r of [0, 1 + Math.floor(image / width)]) {
             const rec = records[r]!;
             const ref = frames[rec.column]!;
-            const f = frames[a]!;
+            const f = rows[rows.length > 1 ? c : 0]![a]!;
             const o = rays.data.subarray(7 * (c * A + a));
             // Starts within δ of the reference position.
             const bad: string[] = [];

@@ -370,12 +370,23 @@ describe('per-laser data of the specs (not in the description yet)', () => {
     expect(LIDAR_PRESETS['hesai-pandar64']!.verticalOffsets).toBeUndefined();
   });
 
-  it('lidarPreset() leaves both tables out of the description (LidarDescription has no field yet)', () => {
+  it('lidarPreset() puts both tables in the description; { perLaser: false } and sweepTime 0 leave them out', () => {
     for (const name of NAMES) {
-      const desc = lidarPreset(name) as unknown as Record<string, unknown>;
-      expect(desc.firingTimeOffsets).toBeUndefined();
-      expect(desc.verticalOffsets).toBeUndefined();
+      const spec = LIDAR_PRESETS[name]!;
+      const desc = lidarPreset(name);
+      expect(desc.firingTimeOffsets).toEqual(spec.firingTimeOffsets);
+      expect(desc.verticalOffsets).toEqual(spec.verticalOffsets);
+      const plain = lidarPreset(name, { perLaser: false });
+      expect(plain.firingTimeOffsets).toBeUndefined();
+      expect(plain.verticalOffsets).toBeUndefined();
+      const still = lidarPreset(name, { sweepTime: 0 });
+      expect(still.firingTimeOffsets).toBeUndefined();
+      expect(still.verticalOffsets).toEqual(spec.verticalOffsets);
     }
+    // Columns finer than the firing cycle would fire a column's last laser after the next column.
+    expect(validationError(() => lidarPreset('velodyne-vlp16', { columns: 4096 })).field).toBe('columns');
+    expect(lidarPreset('velodyne-vlp16', { columns: 4096, perLaser: false }).azimuthSteps).toBe(4096);
+    expect(validationError(() => lidarPreset('velodyne-vlp16', { perLaser: 1 as never })).field).toBe('perLaser');
   });
 });
 
@@ -391,7 +402,8 @@ describe('the vendors’ point formulas land on the contract rays (sign test)', 
   };
 
   it.each(Object.keys(VELODYNE_ROWS))('Velodyne %s: ros-drivers rawdata.cc, ROS frame', (name) => {
-    const desc = lidarPreset(name, { columns: 360 });
+    // The driver's formula without its vertical correction and firing times (tested apart).
+    const desc = lidarPreset(name, { columns: 360, perLaser: false });
     for (const [c, omega, rho] of VELODYNE_ROWS[name]!) {
       for (const [a, d] of [[0, 7.5], [45, 20], [170, 55.5], [311, 3]] as const) {
         // RawData::unpack: α = encoder azimuth (grows with time), rot = α − rot_correction,

@@ -27,6 +27,7 @@ import { lidarPointFields, lidarSweepReference } from '../../src/reference/lidar
 import { lidarGroundTruth, type LidarGroundTruthBox } from '../../src/files/groundTruth.ts';
 import { MCAP_SCHEMAS, McapRecorder, writeMcap, type McapSweep } from '../../src/files/mcap.ts';
 import type { LidarPointCloud, PointCloudOptions } from '../../src/files/pointCloud.ts';
+import { lidarSweepCloud } from '../../src/lidar/sweepCloud.ts';
 import { mulberry32 } from '../../src/scenes/generate.ts';
 
 const SWEEP_TIME = 0.1;
@@ -435,3 +436,71 @@ function countsOf(box: Int32Array, n: number): Uint32Array {
   }
   return out;
 }
+
+describe('a dual-return sweep with materials and modelled intensity, recorded and read back', () => {
+  // A 9-sub-ray beam in dual mode over the city, reflectivity by class (ground, building, car, person).
+  const desc: LidarDescription = {
+    ...DESC, intensity: { referenceRange: 20, atmosphere: 0.004 },
+    beam: { divergence: [0.02, 0.01], rings: 1, samplesPerRing: 8, returns: 'dual', minSeparation: 0.5 },
+  };
+  const reflectivity = Float32Array.from(c.classIds, (k) => [0.2, 0.6, 0.9, 0.4][k]!);
+  const boxes = boxesAt(c, 0);
+  const pose = poseAt(0);
+  const motion = { poseEnd: poseAt(SWEEP_TIME), boxMotion };
+  const ref = lidarSweepReference(boxes, desc, pose, motion, { intensity: true, materials: { reflectivity } });
+  // The API's arrays as a sweep reads them back: float32 ranges and intensities.
+  const f32 = (a: ArrayLike<number>): Float32Array => Float32Array.from(a);
+  const cloud = lidarSweepCloud(boxes, desc, pose, motion, {
+    range: f32(ref.range), box: ref.box, intensity: f32(ref.intensity!),
+    second: { range: f32(ref.second!.range), box: ref.second!.box, intensity: f32(ref.second!.intensity) },
+  });
+  const A = desc.azimuthSteps;
+  /** Each return as (ray, index): a beam's second right after its first. */
+  const order = [...ref.box.keys()].flatMap((r) => [...(ref.box[r]! >= 0 ? [[r, 0]] : []), ...(ref.second!.box[r]! >= 0 ? [[r, 1]] : [])]);
+
+  it('has second returns and modelled intensities below 1 to record', () => {
+    expect(order.filter(([, j]) => j === 1).length).toBeGreaterThan(20);
+    expect(Array.from(ref.intensity!).some((x) => x > 0 && x < 1)).toBe(true);
+    expect(cloud.second!.box.filter((b) => b >= 0).length).toBe(order.filter(([, j]) => j === 1).length);
+  });
+
+  it('every point, first and second returns, equals the arrays\' float32 values: x y z, intensity, ring, column, time, label, return_index, return_count', async () => {
+    const read = await readRecording(await writeMcap([{ cloud, pose, stamp: 3, sensor: 'lidar_top' }]));
+    const [m] = read.messages.filter((x) => x.topic === '/lidar_top/points');
+    const got = decodePointCloud2(m!.message);
+    const f = Math.fround;
+    const want = order.map(([r, j]) => {
+      const xyz = j === 0 ? cloud.sensorXyz : cloud.second!.sensorXyz;
+      const two = ref.second!.box[r!]! >= 0 ? 2 : 1;
+      return {
+        x: f(xyz[3 * r!]!), y: f(xyz[3 * r! + 1]!), z: f(xyz[3 * r! + 2]!),
+        intensity: f(j === 0 ? ref.intensity![r!]! : ref.second!.intensity[r!]!), ring: Math.floor(r! / A), column: r! % A,
+        time: f(cloud.time[r!]!), label: j === 0 ? ref.box[r!]! : ref.second!.box[r!]!, return_index: j!, return_count: two,
+      };
+    });
+    expect(got).toEqual(want);
+    // A second return lies on its beam's own ray, farther than the first by at least minSeparation.
+    for (const [r, j] of order) {
+      if (j === 1) {
+        expect(ref.second!.range[r!]! - ref.range[r!]!).toBeGreaterThanOrEqual(0.5);
+      }
+    }
+  });
+
+  it("Autoware's layout: intensity round(255 · I), return_type by range and intensity of the beam's two returns (or 7, dual only)", async () => {
+    const read = await readRecording(await writeMcap([{ cloud, pose, stamp: 3, sensor: 'lidar_top', points: { layout: 'autoware' } }]));
+    const got = decodePointCloud2(read.messages.find((x) => x.topic === '/lidar_top/points')!.message);
+    const intensityOf = (r: number, j: number): number => Math.fround(j === 0 ? ref.intensity![r]! : ref.second!.intensity[r]!);
+    const rangeOf = (r: number, j: number): number => Math.fround(j === 0 ? ref.range[r]! : ref.second!.range[r]!);
+    expect(got.map((p) => p['intensity'])).toEqual(order.map(([r, j]) => Math.round(255 * Math.min(1, intensityOf(r!, j!)))));
+    expect(got.map((p) => p['return_type'])).toEqual(order.map(([r, j]) => {
+      if (ref.second!.box[r!]! < 0) {
+        return 7;
+      }
+      const k = 1 - j!;
+      const isFirst = rangeOf(r!, j!) < rangeOf(r!, k);
+      const isStrongest = intensityOf(r!, j!) > intensityOf(r!, k) || (intensityOf(r!, j!) === intensityOf(r!, k) && !isFirst);
+      return isFirst ? (isStrongest ? 3 : 5) : (isStrongest ? 4 : 6);
+    }));
+  });
+});

@@ -660,3 +660,78 @@ describe('conventions (options of writePcd and writePly), read back field by fie
     }
   });
 });
+
+describe('what the beam saw: modelled intensity and second returns in the files', () => {
+  const base = syntheticCloud();
+  const n = CHANNELS * COLUMNS;
+  const first = returnsOf(base);
+  // Every third returning ray has a second return 3 m farther along the same ray, at box 7.
+  const dual = first.filter((_, k) => k % 3 === 0);
+  const second = {
+    range: Float32Array.from({ length: n }, (_, r) => (dual.includes(r) ? base.range[r]! + 3 : -1)),
+    box: Int32Array.from({ length: n }, (_, r) => (dual.includes(r) ? 7 : -1)),
+    sensorXyz: Float64Array.from({ length: 3 * n }, (_, i) => (dual.includes(Math.floor(i / 3)) ? base.sensorXyz[i]! * 1.5 : 0)),
+    worldXyz: Float64Array.from({ length: 3 * n }, (_, i) => (dual.includes(Math.floor(i / 3)) ? base.worldXyz[i]! + 1 : 0)),
+    incidence: Float32Array.from({ length: n }, (_, r) => (dual.includes(r) ? 0.25 : 0)),
+    // Stronger than the first where r is even: both of nebula's cases (strongest first, strongest last).
+    intensity: Float32Array.from({ length: n }, (_, r) => (dual.includes(r) ? (r % 2 ? 0.1 : 0.9) : 0)),
+  };
+  const intensity = Float32Array.from({ length: n }, (_, r) => (base.range[r]! >= 0 ? 0.5 : 0));
+  const modelled: LidarPointCloud = { ...base, intensity };
+  const both: LidarPointCloud = { ...modelled, second, returnMode: 'dual' };
+
+  it('intensity is the modelled one when the cloud has it (PCD, PLY, KITTI), and the header says which', () => {
+    const pcd = parsePcd(writePcd(modelled));
+    expect(pcd.fields.intensity).toEqual(first.map(() => 0.5));
+    expect(pcd.header).toContain('intensity = modelled intensity (reflectivity x incidence cosine x range and atmosphere terms)');
+    expect(parsePcd(writePcd(base)).header).toContain('intensity = cosine of the incidence angle');
+    const ply = parsePly(writePly(modelled));
+    expect(ply.fields.intensity).toEqual(first.map(() => 0.5));
+    expect(ply.header).toContain('comment intensity = modelled intensity');
+    const kitti = new Float32Array(bufferOf(writeKittiBin(modelled)));
+    expect(first.map((_, k) => kitti[4 * k + 3])).toEqual(first.map(() => 0.5));
+    // Autoware: round(255 · I).
+    expect(parsePcd(writePcd(modelled, { layout: 'autoware' })).fields.intensity).toEqual(first.map(() => 128));
+  });
+
+  it('second returns are points of their own, right after their beam\'s first, with return_index and return_count', () => {
+    const pcd = parsePcd(writePcd(both));
+    const order = first.flatMap((r) => (dual.includes(r) ? [r, n + r] : [r]));
+    expect(pcd.key.FIELDS).toBe('x y z intensity ring column time label return_index return_count');
+    expect(pcd.key.TYPE).toBe('F F F F U U F I U U');
+    expect(Number(pcd.key.POINTS)).toBe(first.length + dual.length);
+    expect(pcd.fields.return_index).toEqual(order.map((q) => (q >= n ? 1 : 0)));
+    expect(pcd.fields.return_count).toEqual(order.map((q) => (dual.includes(q % n) ? 2 : 1)));
+    expect(pcd.fields.label).toEqual(order.map((q) => (q >= n ? 7 : base.box[q]!)));
+    expect(pcd.fields.ring).toEqual(order.map((q) => Math.floor((q % n) / COLUMNS)));
+    expect(pcd.fields.column).toEqual(order.map((q) => (q % n) % COLUMNS));
+    expect(pcd.fields.time).toEqual(order.map((q) => f32(base.time[q % n]!)));
+    expect(pcd.fields.intensity).toEqual(order.map((q) => (q >= n ? f32(second.intensity[q - n]!) : 0.5)));
+    expect(pcd.fields.x).toEqual(order.map((q) => f32(q >= n ? second.sensorXyz[3 * (q - n)]! : base.sensorXyz[3 * q]!)));
+    expect(pcd.header).toContain('# second returns are points of their own: return_index 0');
+    expect(parsePly(writePly(both, { frame: 'world' })).fields.x).toEqual(order.map((q) => (q >= n ? second.worldXyz[3 * (q - n)]! : base.worldXyz[3 * q]!)));
+    // KITTI: the same points, x y z and the modelled intensity.
+    expect(writeKittiBin(both).length).toBe(16 * order.length);
+    expect(() => writePcd(both, { organized: true })).toThrow(/^an organised cloud holds one return per ray/);
+    expect(() => writePcd({ ...both, intensity: undefined })).toThrow(/^intensity and second.intensity go together/);
+    expect(() => writePcd({ ...both, second: { ...second, box: new Int32Array(3) } })).toThrow(/^second.box must have 32 elements/);
+  });
+
+  it("Autoware's return_type as autoware::point_types::ReturnType and nebula's dual rule: 3/5 first, 4/6 last, 7 dual only; 2 single last", () => {
+    const pcd = parsePcd(writePcd(both, { layout: 'autoware' }));
+    const order = first.flatMap((r) => (dual.includes(r) ? [r, n + r] : [r]));
+    // The second return is 3 m farther: it is the last. The stronger of the two is the strongest.
+    expect(pcd.fields.return_type).toEqual(order.map((q) => {
+      const r = q % n;
+      if (!dual.includes(r)) {
+        return 7; // DUAL_ONLY
+      }
+      const secondStronger = second.intensity[r]! > 0.5;
+      return q < n ? (secondStronger ? 5 : 3) : (secondStronger ? 4 : 6);
+    }));
+    expect(new Set(pcd.fields.return_type)).toEqual(new Set([3, 4, 5, 6, 7]));
+    expect(pcd.header).toContain('return_type 3/5 = dual strongest/weak first, 4/6 = dual strongest/weak last, 7 = dual only');
+    expect(parsePcd(writePcd({ ...modelled, returnMode: 'last' }, { layout: 'autoware' })).fields.return_type).toEqual(first.map(() => 2));
+    expect(parsePcd(writePcd(modelled, { layout: 'autoware' })).fields.return_type).toEqual(first.map(() => 1));
+  });
+});

@@ -15,6 +15,7 @@ import * as frustumExact from './suites/frustumExact.ts';
 import * as fuzz from './suites/fuzz.ts';
 import * as gpuSourced from './suites/gpuSourced.ts';
 import * as host from './suites/host.ts';
+import * as hostFields from './suites/hostFields.ts';
 import * as lidarReturns from './suites/lidarReturns.ts';
 import * as pairs from './suites/pairs.ts';
 import * as rays from './suites/rays.ts';
@@ -22,7 +23,7 @@ import * as reliability from './suites/reliability.ts';
 import * as three from './suites/three.ts';
 import * as threeMarquee from './suites/threeMarquee.ts';
 
-const suites = { adapter, bvh, bvhQueries, frustumExact, fuzz, gpuSourced, host, lidarReturns, pairs, rays, reliability, three, threeMarquee };
+const suites = { adapter, bvh, bvhQueries, frustumExact, fuzz, gpuSourced, host, hostFields, lidarReturns, pairs, rays, reliability, three, threeMarquee };
 
 /** The test page's API: its suite modules by name. */
 export type TestPageApi = typeof suites;
