@@ -31,6 +31,7 @@ export function runSceneCpu(scene: Scene, onProgress?: ProgressFn): SceneResult 
  * not silent; the lines are periodic (a caller printing one summary per scene may drop them).
  *
  * @example
+ * declare const jobs: Parameters<typeof gpu.lidarSweepMany>[1]; // two sensors' sweeps
  * const sweeps = await heartbeat(console.error, 'LiDAR: 2 sweeps, 524,288 rays', gpu.lidarSweepMany(set, jobs));
  * // LiDAR: 2 sweeps, 524,288 rays: waiting for the GPU, 3 s so far
  */

@@ -31,8 +31,8 @@ export { parseResult, parseResultText, faceOfNormal, ResultError, type ParsedRes
 export { caseFiles, parseManifest, isManifest, type CaseManifest, type CaseOptions, type CaseSuite } from './cases.ts';
 export { junitReport, xmlEscape, type JudgedGroup } from './junit.ts';
 export { htmlReport, viewsOf, caseView, type CaseView, type HtmlReportOptions } from './html.ts';
-export { parseScene, parseSceneText, describeScene, SceneError, type Scene } from '../files/scene.ts';
-export { sceneResultFromCpu, shortestFloat32, type SceneResult, type RayResult, type PairResult } from '../files/results.ts';
+export { parseScene, parseSceneText, describeScene, SceneError, type Scene, type SceneMaterials } from '../files/scene.ts';
+export { sceneResultFromCpu, shortestFloat32, type SceneResult, type RayResult, type PairResult, type LidarRaw } from '../files/results.ts';
 
 // The comparator and its error model.
 export {

@@ -100,7 +100,7 @@ export function phaseProgress(
  *
  * @example
  * const tick = passesProgress(phaseProgress(console.error, 'LiDAR sweep 0 (cpu)', 'rays'), 9);
- * lidarSweepReference(boxes, desc, pose, {}, tick ? { onProgress: tick } : {});
+ * lidarSweepReference(boxArrayFrom(boxes), desc, pose, {}, tick ? { onProgress: tick } : {});
  */
 export function passesProgress(tick: AccelProgress | undefined, passes: number): AccelProgress | undefined {
   if (!tick || passes <= 1) {

@@ -16,7 +16,7 @@ import type { LidarPointCloud } from '../files/pointCloud.ts';
  * `webgpu-obb run --lidar-out` writes.
  *
  * @example
- * const cloud = lidarSweepCloud(boxes, desc, pose, motion, sweep); // sweep: range, box, intensity?, second?
+ * const cloud = lidarSweepCloud(boxArrayFrom(boxes), desc, pose, motion, sweep); // sweep: range, box, intensity?, second?
  * writePcd(cloud); // intensity = the modelled one; second returns with return_index 1
  */
 export function lidarSweepCloud(

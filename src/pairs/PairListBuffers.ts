@@ -40,6 +40,7 @@ const OUT = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 
 /**
  * @example
+ * declare const sourced: GpuSourcedBoxSet; // createBoxSet({ source: … })
  * const list = gpu.createPairList(200_000);
  * const enc = device.createCommandEncoder();
  * await sourced.refresh(enc);
@@ -150,7 +151,8 @@ export class PairListBuffers {
    * after the encoder that filled the list was submitted.
    *
    * @example
-   * const { pairs, status } = await list.read();
+   * const list = gpu.createPairList(200_000); // filled by encodeAllPairs in a submitted encoder
+ * const { pairs, status } = await list.read();
    * if (status.overflow !== 0) console.warn(`pair list overflow: ${status.found} found, ${list.capacity} kept`);
    */
   async read(): Promise<PairListRead> {
