@@ -134,7 +134,9 @@ export const PAIR_OPT_LEAF_ORDER = 8;
  * height bound).
  */
 export const PAIR_LIST_OVERFLOW_LIST = 1;
+/** PairListStatus.overflow bit: the candidate list was too small (see PAIR_LIST_OVERFLOW_LIST). */
 export const PAIR_LIST_OVERFLOW_CANDIDATES = 2;
+/** PairListStatus.overflow bit: a tree walk overflowed its stack (see PAIR_LIST_OVERFLOW_LIST). */
 export const PAIR_LIST_OVERFLOW_STACK = 4;
 /** Invocations per workgroup that PairListStatus.dispatch counts workgroups of (one invocation per listed pair). */
 export const PAIR_LIST_DISPATCH_WG = 64;

@@ -22,7 +22,7 @@
  * Tested against Math.* on millions of random and adversarial arguments (test/cpu/detmath.test.ts).
  *
  * @example
- * import { detCos, detSin } from './detmath.ts';
+ * const theta = 1e22; // any double: the reduction is exact
  * const [c, s] = [detCos(theta), detSin(theta)]; // the same bits in Node and in Chromium
  */
 
