@@ -110,7 +110,7 @@ const GROUPS: readonly WorkloadGroup[] = [
   },
   {
     name: 'lidar-sim',
-    workloads: ['lidar-static', 'lidar-vlp32c', 'lidar-offsets', 'lidar-moving-sensor', 'lidar-moving-boxes', 'lidar-many'],
+    workloads: ['lidar-static', 'lidar-static-fields', 'lidar-vlp32c', 'lidar-vlp32c-plain', 'lidar-offsets', 'lidar-moving-sensor', 'lidar-moving-boxes', 'lidar-many'],
     run: (call, cfg, s) => call('lidarSim', 'lidarSim', s.lidarSim.boxes, s.lidarSim.elevations, s.lidarSim.azimuths, s.lidarSim.moving, cfg),
   },
   {

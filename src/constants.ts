@@ -217,6 +217,12 @@ export const LIDAR_PARTIAL = 4;
  * footprints swept over chunks of columns.
  */
 export const LIDAR_MOTION = 8;
+/**
+ * LidarParams.flags: a static sweep of a sensor with vertical offsets: the tables hold each
+ * channel's beam-origin height v_c (after the per-ray azimuths), and each ray starts v_c up the
+ * sensor's z axis from its beam origin on the circle.
+ */
+export const LIDAR_LIFT = 16;
 /** LidarReturnParams.flags (the return stages, src/lidar/returnStage.ts): read each box's reflectivity (else 1). */
 export const LIDAR_RETURN_MATERIALS = 1;
 /** LidarReturnParams.flags: the beams' angular noise (the rays were perturbed before the sweep). */
@@ -387,6 +393,7 @@ export const WGSL_CONSTANTS = {
   LIDAR_PER_RAY_AZIMUTH: ['u32', LIDAR_PER_RAY_AZIMUTH],
   LIDAR_PARTIAL: ['u32', LIDAR_PARTIAL],
   LIDAR_MOTION: ['u32', LIDAR_MOTION],
+  LIDAR_LIFT: ['u32', LIDAR_LIFT],
   LIDAR_RETURN_MATERIALS: ['u32', LIDAR_RETURN_MATERIALS],
   LIDAR_RETURN_ANGULAR_NOISE: ['u32', LIDAR_RETURN_ANGULAR_NOISE],
   LIDAR_RETURN_POINTS: ['u32', LIDAR_RETURN_POINTS],

@@ -107,8 +107,8 @@ struct BvhParams {
 // Uniform parameters of the raster LiDAR kernels: the sensor pose (origin relative to the set's
 // floating origin, and the sensor's axes in world space), the scan pattern's size, the range
 // window, the smallest and largest residual azimuth offset, the LIDAR_CLOCKWISE /
-// LIDAR_PER_RAY_AZIMUTH / LIDAR_PARTIAL / LIDAR_MOTION flags, the field's span (radians, signed),
-// the beam-origin offset, and with LIDAR_MOTION the number of moving boxes and the columns per
+// LIDAR_PER_RAY_AZIMUTH / LIDAR_PARTIAL / LIDAR_MOTION / LIDAR_LIFT flags, the field's span (radians,
+// signed), the beam-origin offset (and a static sweep's bound on its beam origins' distance), and with LIDAR_MOTION the number of moving boxes and the columns per
 // chunk of the sweep's motion records (lidar/raster.wgsl).
 struct LidarParams {
   origin: vec3f,     // offset(0) size(12)
@@ -129,7 +129,7 @@ struct LidarParams {
   chunkWidth: u32,   // offset(92) size(4)
   frameRows: u32,    // offset(96) size(4): frames per column in the setup table (1, or C: per ray)
   timeRows: u32,     // offset(100) size(4): firing times per column of the moving boxes (firingGroups)
-  pad0: u32,         // offset(104) size(4)
+  originGrow: f32,   // offset(104) size(4): how far a static sweep's beam origins lie from the sensor origin, at most
   pad1: u32,         // offset(108) size(4)
 }                    // size(112)
 
@@ -144,7 +144,7 @@ struct LidarSweepParams {
   minRange: f32,       // offset(16) size(4)
   maxRange: f32,       // offset(20) size(4)
   frameRows: u32,      // offset(24) size(4): frames per column in the setup table (1, or C: per ray)
-  pad1: u32,           // offset(28) size(4)
+  frameCols: u32,      // offset(28) size(4): frames per row (the azimuths, or 1: a still sweep's one frame per channel)
 }                      // size(32)
 
 // Uniform parameters of frustum culling: six planes (xyz = inward normal, w = offset, in the

@@ -58,7 +58,8 @@
 //   2 boxMasks: array<u32>; 11 lidar: LidarParams;
 //   12 lidarTables: array<vec2f> (cos/sin per azimuth, cos/sin per channel, then per sorted
 //   channel (sin e, channel), then with LIDAR_PER_RAY_AZIMUTH cos/sin of θ_a + δ_c per ray and
-//   per sorted channel (its column shift k_c mod A, 0)); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
+//   per sorted channel (its column shift k_c mod A, 0); with vertical offsets, per channel (v_c, 0):
+//   channelLift); 13 lidarRange: array<f32>; 14 lidarBox: array<u32>;
 //   15 lidarPoints: array<vec4f>; 16 boxData: array<vec4u> (per box, see below); 17
 //   tileCounters: array<atomic<u32>> (per tile, see below); 19 tileLists: array<u32>; 21
 //   lidarSetup: array<vec4u> (with LIDAR_MOTION: the tree method's setup and the motion records,
@@ -456,14 +457,18 @@ fn boxMask(i: u32) -> u32 {
   return 0xffffffffu;
 }
 
-// The footprint of box i in a motionless sweep (zero when out of range or masked out).
+// The footprint of box i in a motionless sweep (zero when out of range or masked out). Every ray
+// starts within lidar.originGrow of the sensor origin: its beam origin n out on the circle, with
+// LIDAR_LIFT lifted by its channel's v_c along the sensor's z, so at most n + max |v_c| away (the
+// host rounds that up; n itself without vertical offsets), and the box grown by it holds them all
+// (extent, footprint).
 fn staticPrint(i: u32) -> Print {
   let lb = localBox(boxes[i], sensorFrame());
-  let near = nearBound(lb, extent(lb, lidar.beamOffset));
+  let near = nearBound(lb, extent(lb, lidar.originGrow));
   if ((lidar.mask & boxMask(i)) == 0u || near > lidar.maxRange) {
     return Print(vec4u(0u), near);
   }
-  return Print(footprint(lb, lidar.beamOffset, noiseTurn()), near);
+  return Print(footprint(lb, lidar.originGrow, noiseTurn()), near);
 }
 
 // Motion during the sweep (LIDAR_MOTION). Every ray is the tree method's, from the setup table:
@@ -483,7 +488,8 @@ fn staticPrint(i: u32) -> Print {
 // ray) touches are visited. Static boxes keep their RasterBox with the centre in place of the
 // sensor origin in the box frame (which changes with the column); moving boxes come after the
 // set's boxes, slot boxCount + k for moving box k, and are tested at each ray's column's time.
-// Per-laser data (vertical offsets, firing-time offsets) takes this path too, moving or not: each
+// Per-laser data (vertical offsets, firing-time offsets) takes this path when something moves (and
+// when a beam-origin circle meets firing times: the origin's angle is then the firing's): each
 // ray then has a frame of its own (its channel's firing: time τ_a + f_c, beam origin turned with
 // the head and lifted by v_c), the moving boxes sit at each firing-time row's times, the firing
 // turn is part of the channel's azimuth offset (so of the image's column shifts and residuals),
@@ -851,9 +857,21 @@ fn setupDirection(r: u32) -> vec3f {
   return normalize(local.x * lidar.axisX + local.y * lidar.axisY + local.z * lidar.axisZ);
 }
 
+// Channel c's beam-origin height v_c (LIDAR_LIFT: per channel after the per-ray azimuths and the
+// column shifts, or after the sorted channels without them).
+fn channelLift(c: u32) -> f32 {
+  var at = lidar.azimuths + 2u * lidar.channels;
+  if ((lidar.flags & LIDAR_PER_RAY_AZIMUTH) != 0u) {
+    at += lidar.channels * lidar.azimuths + lidar.channels;
+  }
+  return lidarTables[at + c].x;
+}
+
 // The ray of sorted channel s in image column a (any valid one past the last channel). Without
 // motion: its direction from the tables (with NOISE, the setup table's) and the sensor's axes,
-// and its beam origin's offset n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ. With
+// and its beam origin's offset n · (cos θ · axisX + sin θ · axisY) at its encoder angle θ, with
+// LIDAR_LIFT plus v_c · axisZ (the host takes this path only where θ is the column's: no firing
+// turn, or n = 0). With
 // motion: the tree method's ray (lidar/tree.wgsl, bvhLidar), operation for operation, so both
 // methods meet the same boxes at the same t.
 fn tileRay(s: u32, a: u32) -> TileRay {
@@ -866,7 +884,11 @@ fn tileRay(s: u32, a: u32) -> TileRay {
     } else {
       dir = lidarDirection(at.x, at.y);
     }
-    return TileRay(dir, lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY), at.y);
+    var start = lidar.beamOffset * (enc.x * lidar.axisX + enc.y * lidar.axisY);
+    if ((lidar.flags & LIDAR_LIFT) != 0u) {
+      start += channelLift(at.x) * lidar.axisZ;
+    }
+    return TileRay(dir, start, at.y);
   }
   let t = bitcast<vec4f>(lidarSetup[at.x * lidar.azimuths + at.y]);
   let local = vec3f(t.z * t.x, t.z * t.y, t.w);

@@ -5,7 +5,8 @@
 // (wide, overflowCount) and below: sweep: LidarSweepParams (uniform); lidarSetup: array<vec4u>
 // (float32 bits unless said): per ray (cos φ, sin φ, cos e, sin e) of its azimuth φ = θ_a + δ_c
 // and elevation e; per frame (per column, or with per-laser data — sweep.frameRows = C — per ray,
-// channel-major) its beam origin (w: its firing-time row g as u32), then the sensor's x, y, z
+// channel-major; or, for a still sweep with per-laser data and no beam-origin circle —
+// sweep.frameCols = 1 — per channel, every column's beam origin and axes being the same) its beam origin (w: its firing-time row g as u32), then the sensor's x, y, z
 // axes at its time (relative to the set's floating origin); per moving box (index in the set,
 // mask, 0, 0) as u32; per firing-time row g and column a (slot g · A + a) the moving boxes at
 // that time as Obb records (three vec4 each). One buffer, so
@@ -61,14 +62,14 @@ fn bvhLidar(
   let a = r % sweep.azimuths;
   let dir = bitcast<vec4f>(lidarSetup[r]);
   let local = vec3f(dir.z * dir.x, dir.z * dir.y, dir.w);
-  let col = rays + 4u * select(a, r, sweep.frameRows > 1u);
+  let col = rays + 4u * (select(0u, c, sweep.frameRows > 1u) * sweep.frameCols + select(0u, a, sweep.frameCols > 1u));
   let origin = setupVec(col);
   let direction = normalize(local.x * setupVec(col + 1u) + local.y * setupVec(col + 2u) + local.z * setupVec(col + 3u));
   let ray = Ray(origin, sweep.maxRange, direction, sweep.mask, NO_BOX);
   var walk = newWalk();
   walkTree(false, ray, true, &walk);
   var best = walk.best;
-  let movingBase = rays + 4u * sweep.frameRows * sweep.azimuths + sweep.movingCount;
+  let movingBase = rays + 4u * sweep.frameRows * sweep.frameCols + sweep.movingCount;
   let slot = lidarSetup[col].w * sweep.azimuths + a;
   for (var k = 0u; k < sweep.movingCount; k++) {
     visitClosest(ray, lidarSetup[movingBase - sweep.movingCount + k].x, movingBox(slot, k, movingBase), true, &best);

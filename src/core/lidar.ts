@@ -24,7 +24,7 @@
  */
 import type { BoxArray, Quat, Vec3 } from './types.ts';
 import { BOX_F64 } from './types.ts';
-import { detAcos, detCos, detExp, detHypot, detSin } from './detmath.ts';
+import { detAcos, detCos, detExp, detHypot, detHypot3, detSin } from './detmath.ts';
 import { ValidationError } from '../errors.ts';
 
 /** The scan pattern of a sensor (radians, world units, seconds). */
@@ -500,6 +500,11 @@ export function hasAzimuthOffsets(desc: LidarDescription): boolean {
   return (desc.azimuthOffsets?.some((d) => d !== 0) ?? false) || hasFiringOffsets(desc);
 }
 
+/** Whether some channel's beam origin is lifted off the beam-origin circle (a non-zero vertical offset). */
+export function hasVerticalOffsets(desc: LidarDescription): boolean {
+  return desc.verticalOffsets?.some((v) => v !== 0) ?? false;
+}
+
 /** Whether some channel fires after its column's first firing (a non-zero firing-time offset). */
 export function hasFiringOffsets(desc: LidarDescription): boolean {
   return desc.firingTimeOffsets?.some((f) => f !== 0) ?? false;
@@ -511,7 +516,7 @@ export function hasFiringOffsets(desc: LidarDescription): boolean {
  * (columnFrames with a channel).
  */
 export function hasPerLaserData(desc: LidarDescription): boolean {
-  return (desc.verticalOffsets?.some((v) => v !== 0) ?? false) || hasFiringOffsets(desc);
+  return hasVerticalOffsets(desc) || hasFiringOffsets(desc);
 }
 
 /**
@@ -746,6 +751,9 @@ export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: 
   const q0 = pose.rotation ?? [0, 0, 0, 1];
   const q1 = poseEnd?.rotation ?? [0, 0, 0, 1];
   const frames: ColumnFrame[] = [];
+  // Without motion and without the beam-origin circle every column's beam origin is the same
+  // sum (the pose's origin, lifted): made once, shared by the frames.
+  let still: Vec3 | undefined;
   for (let a = 0; a < A; a++) {
     const time = fire === 0 ? columnTime(desc, a) : columnTime(desc, a) + fire;
     const angle = turn === 0 ? columnAngle(desc, a) : columnAngle(desc, a) + turn;
@@ -759,7 +767,9 @@ export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: 
       axes = quatAxes(slerp(q0, q1, s));
     }
     let beamOrigin = position;
-    if (n !== 0 || lift !== 0) {
+    if (n === 0 && lift !== 0 && !moving && still) {
+      beamOrigin = still;
+    } else if (n !== 0 || lift !== 0) {
       const lx = n === 0 ? 0 : n * detCos(angle);
       const ly = n === 0 ? 0 : n * detSin(angle);
       beamOrigin = [
@@ -767,6 +777,9 @@ export function columnFrames(desc: LidarDescription, pose: LidarPose, poseEnd?: 
         position[1] + lx * axes[0][1] + ly * axes[1][1] + lift * axes[2][1],
         position[2] + lx * axes[0][2] + ly * axes[1][2] + lift * axes[2][2],
       ];
+      if (n === 0 && !moving) {
+        still = beamOrigin;
+      }
     }
     frames.push({ time, angle, position, beamOrigin, axes });
   }
@@ -789,7 +802,7 @@ export function boxAtTime(boxes: BoxArray, i: number, v: Vec3, w: Vec3, tau: num
   out[o + BOX_F64.CENTER] = d[s + BOX_F64.CENTER]! + v[0] * tau;
   out[o + BOX_F64.CENTER + 1] = d[s + BOX_F64.CENTER + 1]! + v[1] * tau;
   out[o + BOX_F64.CENTER + 2] = d[s + BOX_F64.CENTER + 2]! + v[2] * tau;
-  const speed = detHypot(w[0], w[1], w[2]);
+  const speed = detHypot3(w[0], w[1], w[2]);
   const angle = speed * tau;
   if (!(angle !== 0)) {
     return;

@@ -21,7 +21,7 @@
  * beam, one sensor per sub-ray beside this one and each beam's returns chosen from their hits.
  * A sensor without any of it records exactly the sweep it always did.
  */
-import { LIDAR_CLOCKWISE, LIDAR_MOTION, LIDAR_NO_RETURN, LIDAR_PARTIAL, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
+import { LIDAR_CLOCKWISE, LIDAR_LIFT, LIDAR_MOTION, LIDAR_NO_RETURN, LIDAR_PARTIAL, LIDAR_PER_RAY_AZIMUTH, LIDAR_TILE_CHANNELS, LIDAR_UNANSWERED, RAY_OPT_BOX_MASKS, RAY_OPT_GEOMETRY } from '../constants.ts';
 import type { BoxArray, Vec3 } from '../core/types.ts';
 import type { BoxMaterialArrays, BoxSet } from '../boxes/BoxSet.ts';
 import type { GpuContext } from '../runtime/context.ts';
@@ -29,7 +29,8 @@ import { BufferUsage } from '../runtime/flags.ts';
 import { getKernel } from '../runtime/pipelines.ts';
 import { LIDAR_PARAMS, LIDAR_SWEEP_PARAMS, OBB, packBoxes, RAY_PARAMS } from '../layout/index.ts';
 import {
-  azimuthSpan, beamSubRayDescription, beamSubRays, boxAtTime, channelAzimuthOffset, checkLidar, firingGroups, hasAngularNoise, hasAzimuthOffsets, hasPerLaserData,
+  azimuthSpan, beamSubRayDescription, beamSubRays, boxAtTime, channelAzimuthOffset, checkLidar, firingGroups, hasAngularNoise, hasAzimuthOffsets, hasFiringOffsets, hasPerLaserData,
+  hasVerticalOffsets,
   hasReturnNoise, isFullTurn, checkMotion, checkPose, columnFrames, columnTime, lidarRayAzimuths, sensorMoves,
   lidarTables, motionMatters, motionOf, poseAxes,
   type LidarDescription, type LidarMotion, type LidarPose,
@@ -112,14 +113,17 @@ export function lidarRayTable(desc: LidarDescription): Float32Array<ArrayBuffer>
  * entry per channel in ascending order of sin e: (sin e, channel) — the lookup from an elevation
  * range to channels — then, for a sensor with per-channel azimuth offsets, cos/sin of θ_a + δ_c
  * per ray (channel-major) and per sorted channel its column shift (k_c mod A, 0): see
- * lidarColumnShifts; with angular noise, last, the jitter's bounds (cos γ_el, sin γ_el) and
+ * lidarColumnShifts; for a sensor with vertical offsets, per channel (v_c, 0) (read by static
+ * sweeps, LIDAR_LIFT); with angular noise, last, the jitter's bounds (cos γ_el, sin γ_el) and
  * (γ_az, 0) (angularNoiseBounds).
  */
 export function lidarKernelTables(desc: LidarDescription): Float32Array {
   const base = lidarTables(desc);
   const order = desc.elevations.map((e, c) => [Math.fround(detSin(e)), c] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
-  const out = new Float32Array(base.length + 2 * order.length + (perRay ? perRay.length + 2 * order.length : 0));
+  const lifts = hasVerticalOffsets(desc) ? desc.verticalOffsets! : undefined;
+  const liftsAt = base.length + 2 * order.length + (perRay ? perRay.length + 2 * order.length : 0);
+  const out = new Float32Array(liftsAt + (lifts ? 2 * lifts.length : 0));
   out.set(base);
   order.forEach(([sin, c], k) => {
     out[base.length + 2 * k] = sin;
@@ -134,6 +138,9 @@ export function lidarKernelTables(desc: LidarDescription): Float32Array {
       out[at + 2 * k] = ((shifts[c]! % A) + A) % A;
     });
   }
+  lifts?.forEach((v, c) => {
+    out[liftsAt + 2 * c] = v;
+  });
   if (!hasAngularNoise(desc)) {
     return out;
   }
@@ -574,12 +581,19 @@ export class LidarSensor {
     const mask = (options.mask ?? 0xffffffff) >>> 0;
     encoder.clearBuffer(this.overflow);
     const points = options.points === false ? 0 : RAY_OPT_GEOMETRY;
-    // Per-laser data (vertical offsets, firing times) gives every ray a frame of its own: the
-    // raster method then takes its motion path (rays from the setup table, bounds per chunk)
-    // whether or not anything moves.
-    const motion = motionMatters(this.desc, options) || hasPerLaserData(this.desc);
     const moving = motionMatters(this.desc, options) ? options.boxMotion?.boxes.length ?? 0 : 0;
     if (this.method === 'raster') {
+      // Per-laser data (vertical offsets, firing times) gives every ray a frame of its own when
+      // something moves: the raster method then takes its motion path (rays from the setup table,
+      // bounds per chunk). When nothing moves, a firing time is only a further turn of its
+      // channel's azimuth (in the channel's offset already) and a vertical offset only lifts its
+      // channel's beam origin: the static path, its rays lifted by the tables' v_c (LIDAR_LIFT),
+      // unless a beam-origin circle meets firing times (the origin's angle is then the firing's).
+      const still = moving === 0 && !sensorMoves(this.desc, pose, options.poseEnd);
+      const motion = hasPerLaserData(this.desc)
+        ? !(still && ((this.desc.beamOriginOffset ?? 0) === 0 || !hasFiringOffsets(this.desc)))
+        : motionMatters(this.desc, options);
+      const lift = !motion && hasVerticalOffsets(this.desc);
       // With motion: the tree method's setup (each column's frame, the moving boxes at each
       // column's time) and the chunks' motion records; the moving boxes' masks cleared.
       const chunkWidth = motion ? motionChunkWidth(this.azimuths, moving === 0 && !sensorMoves(this.desc, pose, options.poseEnd)) : 0;
@@ -608,9 +622,14 @@ export class LidarSensor {
       f[LIDAR_PARAMS.OFFSET_MIN / 4] = residualMin - Math.abs(residualMin) * 2 ** -20;
       f[LIDAR_PARAMS.OFFSET_MAX / 4] = residualMax + Math.abs(residualMax) * 2 ** -20;
       const span = azimuthSpan(this.desc);
-      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasAzimuthOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (isFullTurn(this.desc) ? 0 : LIDAR_PARTIAL) | (motion ? LIDAR_MOTION : 0);
+      u[LIDAR_PARAMS.FLAGS / 4] = (span < 0 ? LIDAR_CLOCKWISE : 0) | (hasAzimuthOffsets(this.desc) ? LIDAR_PER_RAY_AZIMUTH : 0) | (isFullTurn(this.desc) ? 0 : LIDAR_PARTIAL) |
+        (motion ? LIDAR_MOTION : 0) | (lift ? LIDAR_LIFT : 0);
       f[LIDAR_PARAMS.SPAN / 4] = span;
-      f[LIDAR_PARAMS.BEAM_OFFSET / 4] = this.desc.beamOriginOffset ?? 0;
+      const n = this.desc.beamOriginOffset ?? 0;
+      f[LIDAR_PARAMS.BEAM_OFFSET / 4] = n;
+      // A static sweep's beam origins lie within n + max |v_c| of the sensor origin (rounded up;
+      // n itself without lifts): its footprints grow by that (staticPrint).
+      f[LIDAR_PARAMS.ORIGIN_GROW / 4] = lift ? (n + Math.max(...this.desc.verticalOffsets!.map(Math.abs))) * (1 + 2 ** -20) : n;
       u[LIDAR_PARAMS.MOVING / 4] = moving;
       u[LIDAR_PARAMS.CHUNK_WIDTH / 4] = chunkWidth;
       u[LIDAR_PARAMS.FRAME_ROWS / 4] = this.frameRows;
@@ -623,7 +642,12 @@ export class LidarSensor {
     if (set.count >= 2 && !bvh) {
       throw new ValidationError('argument', undefined, 'tree', `${operation}: this sweep walks the set's tree (${this.methodReason ?? 'the bvh method'}); pass it`);
     }
-    const masks = this.writeWalkSetup(set, pose, options, moving);
+    // Still, with per-laser data and no beam-origin circle, every column of a channel has the same
+    // frame (its origin lifted by v_c, the pose's axes): one frame per channel (frameCols = 1), the
+    // bits of the frames per ray. Not for the return stages, which read a frame per ray.
+    const perChannel = hasPerLaserData(this.desc) && (this.desc.beamOriginOffset ?? 0) === 0 && moving === 0 && !sensorMoves(this.desc, pose, options.poseEnd) &&
+      !options.intensity && !this.needsReturnStage;
+    const masks = this.writeWalkSetup(set, pose, options, moving, 0, perChannel);
     await this.beginReturns(encoder, set, moving, options);
     const boxMasks = masks !== undefined || set.masks !== undefined;
     device.queue.writeBuffer(this.rayParams, 0, new Uint32Array([this.rayCount, set.count, (boxMasks ? RAY_OPT_BOX_MASKS : 0) | points, 0]));
@@ -637,6 +661,7 @@ export class LidarSensor {
     sf[LIDAR_SWEEP_PARAMS.MIN_RANGE / 4] = this.desc.minRange ?? 0;
     sf[LIDAR_SWEEP_PARAMS.MAX_RANGE / 4] = this.desc.maxRange;
     su[LIDAR_SWEEP_PARAMS.FRAME_ROWS / 4] = this.frameRows;
+    su[LIDAR_SWEEP_PARAMS.FRAME_COLS / 4] = perChannel ? 1 : this.azimuths;
     device.queue.writeBuffer(this.sweepParams, 0, sweepBytes);
     // The box masks' test compiled in only when there are masks (shaders/rays/common.wgsl, BOX_MASKS).
     const kernel = await getKernel(device, 'bvhLidar', undefined, { BOX_MASKS: boxMasks });
@@ -682,10 +707,13 @@ export class LidarSensor {
    * boxes move (the set's, with the moving boxes' cleared, so the walk skips them), else
    * undefined (the set's own).
    */
-  private writeWalkSetup(set: BoxSet, pose: LidarPose, motion: LidarMotion, moving: number, chunkWidth = 0): GPUBuffer | undefined {
+  private writeWalkSetup(set: BoxSet, pose: LidarPose, motion: LidarMotion, moving: number, chunkWidth = 0, perChannel = false): GPUBuffer | undefined {
     const A = this.azimuths;
     const n = this.rayCount;
-    const F = this.frameRows * A;
+    // Frames per row: every column's, or with `perChannel` (a still sweep with per-laser data and
+    // no beam-origin circle, the tree method's) one, the channel's frame at its first firing.
+    const cols = perChannel ? 1 : A;
+    const F = this.frameRows * cols;
     const G = this.timeRows;
     const records = chunkWidth > 0 ? 1 + Math.ceil(A / chunkWidth) : 0;
     const entries = n + 4 * F + moving + 3 * G * A * moving + 3 * records;
@@ -708,14 +736,14 @@ export class LidarSensor {
     // One row of frames (each column's), or with per-laser data one per channel (its firings),
     // each frame's w its firing-time row (firingGroups) as u32.
     const rows = this.frameRows > 1
-      ? Array.from({ length: this.channels }, (_, c) => columnFrames(this.desc, pose, motion.poseEnd, c))
+      ? Array.from({ length: this.channels }, (_, c) => columnFrames(perChannel ? { ...this.desc, azimuthSteps: 1 } : this.desc, pose, motion.poseEnd, c))
       : [columnFrames(this.desc, pose, motion.poseEnd)];
     rows.forEach((frames, c) => {
       const g = this.groups.group[c] ?? 0;
       const row = rows.length > 1 ? g : 0;
-      for (let a = 0; a < A; a++) {
+      for (let a = 0; a < cols; a++) {
         const { beamOrigin, axes } = frames[a]!;
-        const o = 16 * (c * A + a);
+        const o = 16 * (c * cols + a);
         f[o] = beamOrigin[0] - ox;
         f[o + 1] = beamOrigin[1] - oy;
         f[o + 2] = beamOrigin[2] - oz;

@@ -7,7 +7,7 @@
  * plus the channel's firing-time offset, with per-laser data from its own beam origin); a moving box is
  * where it is at that time; a hit nearer than minRange is no return (the box still occludes).
  */
-import { detCos, detHypot, detSin } from '../core/detmath.ts';
+import { detCos, detHypot3, detSin } from '../core/detmath.ts';
 import type { BoxArray, RayArray } from '../core/types.ts';
 import { BOX_F64 } from '../core/types.ts';
 import { aabbHalfWidthAt } from '../core/helpers.ts';
@@ -101,26 +101,61 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
   if (poseEnd !== undefined) {
     checkPose(poseEnd, 'poseEnd');
   }
-  const perLaser = hasPerLaserData(desc);
-  let frames: ColumnFrame[] = perLaser ? [] : columnFrames(desc, pose, poseEnd);
+  return raysOfFrames(desc, sweepFrames(desc, pose, poseEnd), (options.seed ?? 0) >>> 0);
+}
+
+/** The frames of a sweep's rays: one row (every channel's) or, with per-laser data, one per channel (columnFrames). */
+function sweepFrames(desc: LidarDescription, pose: LidarPose, poseEnd: LidarPose | undefined): ColumnFrame[][] {
+  return hasPerLaserData(desc)
+    ? Array.from({ length: desc.elevations.length }, (_, c) => columnFrames(desc, pose, poseEnd, c))
+    : [columnFrames(desc, pose, poseEnd)];
+}
+
+/** lidarRays from the sweep's frames (sweepFrames), on validated inputs. */
+function raysOfFrames(desc: LidarDescription, rows: readonly ColumnFrame[][], seed: number): RayArray {
+  const data = new Float64Array(desc.elevations.length * desc.azimuthSteps * 7);
+  forEachRay(desc, rows, seed, (r, _c, _a, ox, oy, oz, dx, dy, dz) => {
+    const o = r * 7;
+    data[o] = ox;
+    data[o + 1] = oy;
+    data[o + 2] = oz;
+    data[o + 3] = dx;
+    data[o + 4] = dy;
+    data[o + 5] = dz;
+    data[o + 6] = desc.maxRange;
+  });
+  return { count: desc.elevations.length * desc.azimuthSteps, data };
+}
+
+/**
+ * Every ray of a sweep in ray order (channel-major), handed to `emit` as its index, channel,
+ * column, origin and unit direction, float64: lidarRays' rays without the array. With `box` and
+ * `range` (a sweep's images), only the rays of returns (box ≥ 0, range ≥ 0): each is the same
+ * bits either way.
+ */
+function forEachRay(
+  desc: LidarDescription, rows: readonly ColumnFrame[][], seed: number,
+  emit: (r: number, c: number, a: number, ox: number, oy: number, oz: number, dx: number, dy: number, dz: number) => void,
+  box?: ArrayLike<number>, range?: ArrayLike<number>,
+): void {
   const A = desc.azimuthSteps;
   const C = desc.elevations.length;
   const tables = lidarTables(desc);
   // Per-ray azimuths only when some channel has an offset (else the column's cos/sin serve all).
   const perRay = hasAzimuthOffsets(desc) ? lidarRayAzimuths(desc) : undefined;
   const jitter = hasAngularNoise(desc);
-  const seed = (options.seed ?? 0) >>> 0;
   const sigmaAz = desc.noise?.azimuthStdDev ?? 0;
   const sigmaEl = desc.noise?.elevationStdDev ?? 0;
-  const data = new Float64Array(C * A * 7);
   for (let c = 0; c < C; c++) {
-    if (perLaser) {
-      // Channel c's own firings: its time, its encoder angle, its beam origin's height.
-      frames = columnFrames(desc, pose, poseEnd, c);
-    }
+    // Channel c's own firings with per-laser data (its time, its encoder angle, its beam
+    // origin's height), else the columns' frames.
+    const frames = rows[rows.length > 1 ? c : 0]!;
     const ce0 = tables[2 * (A + c)]!;
     const se0 = tables[2 * (A + c) + 1]!;
     for (let a = 0; a < A; a++) {
+      if (box && !(box[c * A + a]! >= 0 && range![c * A + a]! >= 0)) {
+        continue;
+      }
       const k = perRay ? c * A + a : a;
       let cos = perRay ? perRay[2 * k]! : tables[2 * a]!;
       let sin = perRay ? perRay[2 * k + 1]! : tables[2 * a + 1]!;
@@ -146,18 +181,10 @@ export function lidarRays(desc: LidarDescription, pose: LidarPose, poseEnd?: Lid
       const dx = lx * ax[0] + ly * ay[0] + lz * az[0];
       const dy = lx * ax[1] + ly * ay[1] + lz * az[1];
       const dz = lx * ax[2] + ly * ay[2] + lz * az[2];
-      const len = detHypot(dx, dy, dz);
-      const o = (c * A + a) * 7;
-      data[o] = beamOrigin[0];
-      data[o + 1] = beamOrigin[1];
-      data[o + 2] = beamOrigin[2];
-      data[o + 3] = dx / len;
-      data[o + 4] = dy / len;
-      data[o + 5] = dz / len;
-      data[o + 6] = desc.maxRange;
+      const len = detHypot3(dx, dy, dz);
+      emit(c * A + a, c, a, beamOrigin[0], beamOrigin[1], beamOrigin[2], dx / len, dy / len, dz / len);
     }
   }
-  return { count: C * A, data };
 }
 
 /**
@@ -285,7 +312,7 @@ export function hitAxes(at: Float64Array, i: number, p: readonly number[], d: re
     const ux = at[b + axis]!;
     const uy = at[b + axis + 1]!;
     const uz = at[b + axis + 2]!;
-    const len = detHypot(ux, uy, uz);
+    const len = detHypot3(ux, uy, uz);
     const q = ((p[0]! - at[b]!) * ux + (p[1]! - at[b + 1]!) * uy + (p[2]! - at[b + 2]!) * uz) / len;
     const h = at[b + BOX_F64.HALF + k]!;
     out.ratio[k] = h > 0 ? Math.abs(q) / h : Math.abs(q) > 0 ? Infinity : 1;
@@ -370,7 +397,7 @@ function sweptAabbs(boxes: BoxArray, desc: LidarDescription, motion: BoxMotion |
     const { v, w } = motionOf(motion, k);
     const o = i * BOX_F64.STRIDE;
     const spins = w[0] !== 0 || w[1] !== 0 || w[2] !== 0;
-    const radius = detHypot(d[o + BOX_F64.HALF]!, d[o + BOX_F64.HALF + 1]!, d[o + BOX_F64.HALF + 2]!);
+    const radius = detHypot3(d[o + BOX_F64.HALF]!, d[o + BOX_F64.HALF + 1]!, d[o + BOX_F64.HALF + 2]!);
     for (let j = 0; j < 3; j++) {
       const e = spins ? radius : aabbHalfWidthAt(d, o, j);
       const c0 = d[o + j]!;
@@ -672,69 +699,101 @@ export function lidarPointFields(
   const C = desc.elevations.length;
   const A = desc.azimuthSteps;
   const n = C * A;
-  const rays = lidarRays(desc, pose, motion.poseEnd, options);
-  // One row of frames per channel with per-laser data (each channel's firings), else one for all.
-  const rows = hasPerLaserData(desc)
-    ? Array.from({ length: C }, (_, c) => columnFrames(desc, pose, motion.poseEnd, c))
-    : [columnFrames(desc, pose, motion.poseEnd)];
-  const timed = columnBoxes(boxes, desc, motion.boxMotion);
+  checkLidar(desc);
+  checkPose(pose);
+  if (motion.poseEnd !== undefined) {
+    checkPose(motion.poseEnd, 'poseEnd');
+  }
+  // One row of frames per channel with per-laser data (each channel's firings), else one for all:
+  // made once, for the rays and for the sensor frames below.
+  const rows = sweepFrames(desc, pose, motion.poseEnd);
   const sensorXyz = new Float64Array(3 * n);
   const worldXyz = new Float64Array(3 * n);
   const time = new Float64Array(n);
   const incidence = new Float32Array(n);
   const outRange = new Float32Array(n);
   const outBox = new Int32Array(n);
-  // Scratch for each return's point and direction (no allocation per point); the arithmetic is
-  // the same, operation for operation, as with a fresh array per point.
-  const p: [number, number, number] = [0, 0, 0];
-  const d: [number, number, number] = [0, 0, 0];
-  const data = rays.data;
-  const visit = (c: number, a: number): void => {
-    const { time: tau, position, axes } = rows[rows.length > 1 ? c : 0]![a]!;
-    const r = c * A + a;
-    time[r] = tau;
+  for (let c = 0; c < C; c++) {
+    const frames = rows[rows.length > 1 ? c : 0]!;
+    if (c > 0 && rows.length === 1) {
+      // Every channel fires with its column: channel 0's times.
+      time.copyWithin(c * A, 0, A);
+    }
+    for (let a = 0; a < A; a++) {
+      const r = c * A + a;
+      if (c === 0 || rows.length > 1) {
+        time[r] = frames[a]!.time;
+      }
+      const i = box[r]!;
+      outRange[r] = i >= 0 ? range[r]! : -1;
+      outBox[r] = i >= 0 ? i : -1;
+    }
+  }
+  // The boxes that move (columnBoxes' rule: listed, with sweepTime > 0): a return on one meets it
+  // where boxAtTime puts it at the ray's firing time τ_a + f_c, the bits columnBoxes gives.
+  const m = motion.boxMotion;
+  const T = desc.sweepTime ?? 0;
+  const motionOfBox = new Int32Array(boxes.count).fill(-1);
+  const motions = m && T !== 0 ? Array.from({ length: m.boxes.length }, (_, k) => motionOf(m, k)) : [];
+  motions.forEach((_, k) => {
+    motionOfBox[m!.boxes[k]!] = k;
+  });
+  const moved = new Float64Array(BOX_F64.STRIDE);
+  // Each static box's axis lengths (hitAxes' detHypot3), made once per box.
+  const lengths = new Float64Array(3 * boxes.count).fill(NaN);
+  // Each return's point and the fields, in ray order, from its ray (lidarRays' operations).
+  forEachRay(desc, rows, (options.seed ?? 0) >>> 0, (r, c, a, ox, oy, oz, dx, dy, dz) => {
+    const { position, axes } = rows[rows.length > 1 ? c : 0]![a]!;
     const i = box[r]!;
     const t = range[r]!;
-    outRange[r] = i >= 0 ? t : -1;
-    outBox[r] = i >= 0 ? i : -1;
-    if (!(i >= 0 && t >= 0)) {
-      return;
-    }
-    const o = r * 7;
-    d[0] = data[o + 3]!;
-    d[1] = data[o + 4]!;
-    d[2] = data[o + 5]!;
-    p[0] = data[o]! + t * d[0];
-    p[1] = data[o + 1]! + t * d[1];
-    p[2] = data[o + 2]! + t * d[2];
-    worldXyz[3 * r] = p[0];
-    worldXyz[3 * r + 1] = p[1];
-    worldXyz[3 * r + 2] = p[2];
-    const rx = p[0] - position[0];
-    const ry = p[1] - position[1];
-    const rz = p[2] - position[2];
+    const px = ox + t * dx;
+    const py = oy + t * dy;
+    const pz = oz + t * dz;
+    worldXyz[3 * r] = px;
+    worldXyz[3 * r + 1] = py;
+    worldXyz[3 * r + 2] = pz;
+    const rx = px - position[0];
+    const ry = py - position[1];
+    const rz = pz - position[2];
     for (let k = 0; k < 3; k++) {
       const ax = axes[k]!;
       sensorXyz[3 * r + k] = rx * ax[0] + ry * ax[1] + rz * ax[2];
     }
-    // The face: the box axis along which the point is farthest out, relative to the half extent.
-    incidence[r] = hitIncidence(timed.at(a, c).data, i, p, d);
-  };
-  if (timed.moving) {
-    // Column by column: the moving boxes placed once per firing time.
-    for (let a = 0; a < A; a++) {
-      for (let c = 0; c < C; c++) {
-        visit(c, a);
+    // The face: the box axis along which the point is farthest out, relative to the half extent
+    // (hitIncidence, operation for operation, with the axis lengths kept per static box).
+    const k0 = motionOfBox[i]!;
+    let at = boxes.data;
+    let b = i * BOX_F64.STRIDE;
+    if (k0 >= 0) {
+      const f = desc.firingTimeOffsets?.[c] ?? 0;
+      boxAtTime(boxes, i, motions[k0]!.v, motions[k0]!.w, f === 0 ? columnTime(desc, a) : columnTime(desc, a) + f, moved, 0);
+      at = moved;
+      b = 0;
+    }
+    let best = -1;
+    let cos = 0;
+    for (let k = 0; k < 3; k++) {
+      const axis = BOX_AXES[k]!;
+      const ux = at[b + axis]!;
+      const uy = at[b + axis + 1]!;
+      const uz = at[b + axis + 2]!;
+      let len = k0 >= 0 ? NaN : lengths[3 * i + k]!;
+      if (Number.isNaN(len)) {
+        len = detHypot3(ux, uy, uz);
+        if (k0 < 0) {
+          lengths[3 * i + k] = len;
+        }
+      }
+      const q = ((px - at[b]!) * ux + (py - at[b + 1]!) * uy + (pz - at[b + 2]!) * uz) / len;
+      const h = at[b + BOX_F64.HALF + k]!;
+      const ratio = h > 0 ? Math.abs(q) / h : Math.abs(q) > 0 ? Infinity : 1;
+      if (ratio > best) {
+        best = ratio;
+        cos = Math.abs(dx * ux + dy * uy + dz * uz) / len;
       }
     }
-  } else {
-    // In ray order (channel-major), the arrays read and written in sequence.
-    for (let c = 0; c < C; c++) {
-      for (let a = 0; a < A; a++) {
-        visit(c, a);
-      }
-    }
-  }
+    incidence[r] = cos;
+  }, box, range);
   return {
     channels: C, columns: A, range: outRange, box: outBox,
     sensorXyz, worldXyz, time, incidence,

@@ -5,7 +5,7 @@
  * project's test (test/gpu/hostFields.test.ts, the same digest on both).
  */
 import { describe, expect, it } from 'vitest';
-import { detAcos, detAtan2, detCos, detExp, detHypot, detSin } from '../../src/core/detmath.ts';
+import { detAcos, detAtan2, detCos, detExp, detHypot, detHypot3, detSin } from '../../src/core/detmath.ts';
 import { mulberry32 } from '../../src/judge/index.ts';
 
 const view = new DataView(new ArrayBuffer(8));
@@ -148,5 +148,30 @@ describe('detAtan2, detAcos, detExp, detHypot', () => {
     expect(w.ulps).toBeLessThanOrEqual(1);
     expect([detHypot(NaN, Infinity), detHypot(3, 4), detHypot(0, -0), detHypot(1e300, 1e300)]).toEqual([Infinity, 5, 0, Math.SQRT2 * 1e300]);
     expect(detHypot(NaN, 1)).toBeNaN();
+  });
+
+  it('detHypot3 is detHypot of three, bit for bit, on 1,000,000 random vectors (seed 52) and every special pattern', () => {
+    const rnd = mulberry32(52);
+    const special = [0, -0, 1, -1, 2 ** -1074, -(2 ** -1074), 2 ** -1022, 1e-300, 1e300, Number.MAX_VALUE, -Number.MAX_VALUE, Infinity, -Infinity, NaN, 3, 4, 12];
+    let differ = 0;
+    const check = (x: number, y: number, z: number): void => {
+      differ += Object.is(detHypot3(x, y, z), detHypot(x, y, z)) ? 0 : 1;
+    };
+    for (let k = 0; k < 1_000_000; k++) {
+      const e = 2 ** (80 * rnd() - 40);
+      // Components of one scale and of three unrelated ones (the compensation's cases).
+      check((rnd() - 0.5) * e, (rnd() - 0.5) * (k & 1 ? e : 2 ** (80 * rnd() - 40)), (rnd() - 0.5) * (k & 2 ? e : 2 ** (80 * rnd() - 40)));
+    }
+    for (const x of special) {
+      for (const y of special) {
+        for (const z of special) {
+          check(x, y, z);
+        }
+      }
+    }
+    expect(differ).toBe(0);
+    expect(detHypot3(1, 2, 2)).toBe(3);
+    expect(detHypot3(NaN, Infinity, 0)).toBe(Infinity);
+    expect(detHypot3(0, NaN, 1)).toBeNaN();
   });
 });

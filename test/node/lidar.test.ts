@@ -127,7 +127,7 @@ describe('LiDAR sensors beyond the plain table', () => {
 });
 
 describe('the raster method for clockwise sensors with per-channel offsets', () => {
-  it('every preset rasterises: those without a beam-origin offset give the tree\'s answers ray by ray, the Ouster ones agree with it but for ambiguous rays; all judged clean', async () => {
+  it('every preset rasterises: those without a beam-origin circle or vertical offsets give the tree\'s answers ray by ray, the others agree with it but for ambiguous rays; all judged clean', async () => {
     const boxes = street(800, 12, [3e5, 2e5, 5]);
     const set = gpu.createBoxSet(boxes);
     const p: LidarPose = { origin: [3e5 + 0.5, 2e5 - 0.3, 6.7], rotation: [0, 0, Math.sin(0.6), Math.cos(0.6)] };
@@ -139,9 +139,18 @@ describe('the raster method for clockwise sensors with per-channel offsets', () 
       const [a, b] = await scoped(gpu, () => gpu.lidarSweepMany(set, [{ sensor: raster, pose: p }, { sensor: tree, pose: p }]));
       expect(a!.method).toBe('raster');
       expect(b!.method).toBe('bvh');
-      expect(differing(a!.box, b!.box), name).toBe(0);
-      expect(differing(a!.range, b!.range), name).toBe(0);
-      expectClean(compareLidarSweep({ boxes, desc, pose: p, origin: set.origin }, a!), 1e-3, name);
+      const ca = compareLidarSweep({ boxes, desc, pose: p, origin: set.origin }, a!);
+      expectClean(ca, 1e-3, name);
+      if (desc.verticalOffsets?.some((v) => v !== 0)) {
+        // Still, the raster method lifts each channel's rays by v_c in float32 (LIDAR_LIFT), the
+        // tree from beam origins rounded once: the same boxes but where the reference calls the
+        // ray ambiguous, the ranges judged (above), not equal.
+        expect(Array.from(a!.box).filter((x, r) => x !== b!.box[r] && !ca.ambiguousRays.has(r)).length, name).toBe(0);
+        expectClean(compareLidarSweep({ boxes, desc, pose: p, origin: set.origin }, b!), 1e-3, `${name} (tree)`);
+      } else {
+        expect(differing(a!.box, b!.box), name).toBe(0);
+        expect(differing(a!.range, b!.range), name).toBe(0);
+      }
       expect(a!.box.filter((x) => x >= 0).length, name).toBeGreaterThan(500);
       raster.destroy();
       tree.destroy();

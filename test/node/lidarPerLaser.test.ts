@@ -2,7 +2,8 @@
  * Per-laser data on the GPU (Dawn in Node): each channel's beam-origin height (verticalOffsets)
  * and firing time (firingTimeOffsets) in both sweep methods — every ray a frame of its own in the
  * setup table, the moving boxes at each firing time, the raster method's chunk bounds over every
- * ray (src/lidar/motionRecords.ts). Every sweep is judged ray by ray against the float64 oracle
+ * ray (src/lidar/motionRecords.ts); still, the raster method's static path with each channel's
+ * beam origin lifted (LIDAR_LIFT), nothing per ray uploaded. Every sweep is judged ray by ray against the float64 oracle
  * (compareLidarSweep), the raster method equals the tree's ray by ray, and the offsets are shown
  * to change the answer.
  */
@@ -97,9 +98,15 @@ describe('per-laser beam origins and firing times, GPU against the float64 oracl
       const ca = compareLidarSweep(input, a!);
       expectClean(ca, 1e-3, `seed ${seed}, ${label} (raster)`);
       expectClean(compareLidarSweep(input, b!), 1e-3, `seed ${seed}, ${label} (tree)`);
-      // Both methods read every ray's frame from the same setup table: the same t.
-      expect(differing(a!.box, b!.box), label).toBe(0);
-      expect(differing(a!.range, b!.range), label).toBe(0);
+      // With motion (or a beam-origin circle with firing times) both methods read every ray's
+      // frame from the same setup table: the same t. Still, the raster method lifts its rays in
+      // float32 (LIDAR_LIFT): the same boxes wherever the oracle is not ambiguous.
+      if (label === 'static' && (desc.beamOriginOffset ?? 0) === 0) {
+        expect(Array.from(a!.box).filter((x, r) => x !== b!.box[r] && !ca.ambiguousRays.has(r)).length, label).toBe(0);
+      } else {
+        expect(differing(a!.box, b!.box), label).toBe(0);
+        expect(differing(a!.range, b!.range), label).toBe(0);
+      }
       expect(a!.box.filter((x) => x >= 0).length, label).toBeGreaterThan(300);
       // The per-laser data changes the answer: the oracle without it disagrees somewhere.
       const plain = { ...desc, verticalOffsets: desc.verticalOffsets!.map(() => 0), firingTimeOffsets: desc.firingTimeOffsets!.map(() => 0) };
@@ -179,6 +186,74 @@ describe('per-laser data, adversarial', () => {
       }
       sensor.destroy();
     }
+    set.destroy();
+  });
+});
+
+describe('per-laser data, nothing moving: the static raster path', () => {
+  /** Bytes handed to queue.writeBuffer while `body` runs. */
+  async function uploaded<T>(body: () => Promise<T>): Promise<{ result: T; bytes: number }> {
+    const queue = gpu.ctx.device.queue;
+    const write = queue.writeBuffer;
+    let bytes = 0;
+    queue.writeBuffer = function (this: GPUQueue, buffer: GPUBuffer, offset: number, data: BufferSource | SharedArrayBuffer, dataOffset?: number, size?: number): void {
+      bytes += size ?? ('byteLength' in data ? data.byteLength : 0);
+      (write as (...a: unknown[]) => void).call(this, buffer, offset, data, dataOffset, size);
+    } as GPUQueue['writeBuffer'];
+    try {
+      return { result: await body(), bytes };
+    } finally {
+      queue.writeBuffer = write;
+    }
+  }
+
+  it.each([['velodyne-vlp16'], ['velodyne-vlp32c']] as const)('%s still (and with poseEnd = pose): no frame per ray uploaded (raster: none, tree: one per channel), judged clean, the lifts matter', async (name) => {
+    const boxes = street(500, 16, offset);
+    const set = gpu.createBoxSet(boxes);
+    const desc = lidarPreset(name, { columns: 600 });
+    expect(desc.verticalOffsets!.some((v) => v !== 0) && desc.firingTimeOffsets!.some((f) => f !== 0)).toBe(true);
+    const raster = await gpu.createLidar(desc);
+    const tree = await gpu.createLidar(desc, { method: 'bvh' });
+    const C = desc.elevations.length;
+    const A = desc.azimuthSteps;
+    for (const motion of [{}, { poseEnd: pose }]) {
+      // Warm (the pipelines, the sensor's buffers), then count what one sweep uploads.
+      await scoped(gpu, () => gpu.lidarSweep(raster, set, pose, motion));
+      const { result: sweep, bytes } = await uploaded(() => scoped(gpu, () => gpu.lidarSweep(raster, set, pose, motion)));
+      // The motion path uploads a frame per ray (64 bytes each); the static path its parameters only.
+      expect(bytes, `${name} ${JSON.stringify(Object.keys(motion))}`).toBeLessThan(1024);
+      expect(sweep.method).toBe('raster');
+      const input = { boxes, desc, pose, motion, origin: set.origin };
+      const cmp = compareLidarSweep(input, sweep);
+      expectClean(cmp, 1e-3, `${name} still (raster)`);
+      expect(sweep.box.filter((x) => x >= 0).length).toBeGreaterThan(C * A / 4);
+      // The tree method (frames rounded once on the host, one per channel: C × 64 bytes) agrees
+      // wherever the oracle is not ambiguous.
+      await scoped(gpu, () => gpu.lidarSweep(tree, set, pose, motion));
+      const { result: walked, bytes: treeBytes } = await uploaded(() => scoped(gpu, () => gpu.lidarSweep(tree, set, pose, motion)));
+      expect(treeBytes).toBeLessThan(64 * C + 1024);
+      // A frame per channel is the frames per ray's bits: with intensity (whose stage reads a
+      // frame per ray, so the tree is given them all) the same ranges and boxes.
+      const perRay = await scoped(gpu, () => gpu.lidarSweep(tree, set, pose, { ...motion, intensity: true }));
+      expect(differing(perRay.range, walked.range)).toBe(0);
+      expect(differing(perRay.box, walked.box)).toBe(0);
+      expectClean(compareLidarSweep(input, walked), 1e-3, `${name} still (tree)`);
+      let apart = 0;
+      for (let r = 0; r < C * A; r++) {
+        apart += walked.box[r] !== sweep.box[r] && !cmp.ambiguousRays.has(r) ? 1 : 0;
+      }
+      expect(apart).toBe(0);
+      // The lifts change the answer: the oracle without them disagrees with the sweep somewhere.
+      const flat = { ...desc, verticalOffsets: desc.verticalOffsets!.map(() => 0) };
+      expect(differing(lidarSweepReference(boxes, flat, pose, motion).box, sweep.box)).toBeGreaterThan(0);
+    }
+    // Moving, both take the motion path again: a frame per ray uploaded.
+    for (const sensor of [raster, tree]) {
+      const { bytes } = await uploaded(() => scoped(gpu, () => gpu.lidarSweep(sensor, set, pose, { poseEnd })));
+      expect(bytes).toBeGreaterThan(64 * C * A);
+    }
+    raster.destroy();
+    tree.destroy();
     set.destroy();
   });
 });

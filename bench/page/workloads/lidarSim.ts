@@ -1,7 +1,8 @@
 /**
  * Simulator-grade LiDAR workloads (issue #16), on the LiDAR scene (bench/page/scenes.ts): the
  * plain table of the benchmark sensor (`lidar-static`, the static sweep the others are measured
- * against), the VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method), a
+ * against; `lidar-static-fields`: the same with `fields: true`), the VLP-32C preset (`lidar-vlp32c`: per-laser offsets and a clockwise turn, by the raster method;
+ * `lidar-vlp32c-plain`: the same preset with `{ perLaser: false }`), a
  * sensor with the beam-origin circle and per-channel azimuth offsets (`lidar-offsets`), the same
  * sensor moving at 20 m/s and turning during its 0.1 s sweep (`lidar-moving-sensor`), 1,000 of
  * the boxes moving during the sweep (`lidar-moving-boxes`), and five sensors in one submission
@@ -90,16 +91,18 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
   const plain: LidarDescription = {
     elevations: linearElevations(elevations, LIDAR.minElevationDeg, LIDAR.maxElevationDeg), azimuthSteps: azimuths, maxRange: LIDAR.maxDistance,
   };
-  const cases: { workload: string; desc: LidarDescription; motion: LidarMotion; what: string }[] = [
+  const cases: { workload: string; desc: LidarDescription; motion: LidarMotion; what: string; fields?: boolean }[] = [
     { workload: 'lidar-static', desc: plain, motion: {}, what: 'the plain table (no offsets, counter-clockwise from +x): today\'s static sweep' },
+    { workload: 'lidar-static-fields', desc: plain, motion: {}, fields: true, what: 'the plain table with `fields: true` (the per-point fields made on the host, float64)' },
     { workload: 'lidar-vlp32c', desc: vlp32c, motion: {}, what: 'the VLP-32C preset (per-laser azimuth offsets, beam heights and firing times, clockwise, 10 Hz)' },
+    { workload: 'lidar-vlp32c-plain', desc: lidarPreset('velodyne-vlp32c', { perLaser: false }), motion: {}, what: 'the VLP-32C preset without its per-laser tables (`{ perLaser: false }`)' },
     { workload: 'lidar-offsets', desc, motion: {}, what: 'beam origin 15.8 mm off the axis, per-channel azimuth offsets, clockwise' },
     { workload: 'lidar-moving-sensor', desc, motion: { poseEnd: POSE_END }, what: 'and the sensor moving 2 m and turning 1.7° during the 0.1 s sweep' },
     { workload: 'lidar-moving-boxes', desc, motion: { boxMotion: movingBoxes(boxes, moving) }, what: `and ${moving} boxes moving (≤ 15 m/s, ≤ 1 rad/s) during the sweep` },
   ];
   const sensors = new Map<LidarDescription, LidarSensor>();
   try {
-    for (const { workload, desc, motion, what } of cases) {
+    for (const { workload, desc, motion, what, fields } of cases) {
       const { elevations, azimuthSteps: azimuths } = { elevations: desc.elevations.length, azimuthSteps: desc.azimuthSteps };
       const rayCount = elevations * azimuths;
       const checkColumns = Array.from({ length: Math.ceil(azimuths / 16) }, (_, k) => 16 * k);
@@ -113,9 +116,10 @@ export async function lidarSim(n: number, elevations: number, azimuths: number, 
       for (const impl of [rapier, rapierSimd].filter((i) => want(i.name))) {
         peers.push({ name: impl.name, scene: motion.boxMotion ? await impl.timedRays!(boxes, motion.boxMotion) : await impl.buildRays!(boxes) });
       }
-      let sweep = await g.lidarSweep(lidar, set, POSE, motion);
+      const options = fields ? { ...motion, fields: true } : motion;
+      let sweep = await g.lidarSweep(lidar, set, POSE, options);
       const fns: (() => Promise<unknown>)[] = [async () => {
-        sweep = await g.lidarSweep(lidar, set, POSE, motion);
+        sweep = await g.lidarSweep(lidar, set, POSE, options);
       }];
       // With motion, the tree method too (what these sweeps ran by before the raster method took motion).
       const walker = lidar.method === 'raster' && (motion.poseEnd || motion.boxMotion) && want('gpu-bvh') ? await g.createLidar(desc, { method: 'bvh' }) : undefined;
