@@ -15,13 +15,11 @@ import { compareClosestHits, compareDerivedBoxes, compareFrustum, comparePairLis
 import { allPairsSweep } from '../../src/reference/accel.ts';
 import { pairListStatus } from '../../src/reference/pairs.ts';
 import { HIT, packRays } from '../../src/layout/index.ts';
-import { NO_BOX } from '../../src/constants.ts';
-import type { ClosestHits } from '../../src/core/queries.ts';
 import animateWgsl from '../fixtures/animate.wgsl?raw';
 import { BufferUsage } from '../../src/runtime/flags.ts';
 import { createNodeGpu } from '../../src/node/runtime.ts';
 import {
-  adversarialSource, deriveScenario, frameScenario, LAYOUTS, queryScenario, randomSource, sourcedSet, type DeriveResult, type QueryResult, type Summary,
+  adversarialSource, deriveScenario, frameScenario, LAYOUTS, queryScenario, randomSource, sourcedSet, unpackHits, type DeriveResult, type QueryResult, type Summary,
 } from '../fixtures/gpuSourced.ts';
 import { openNodeGpu, scoped, TEST_DRIVER } from './shared.ts';
 
@@ -154,23 +152,6 @@ async function rawCounters(list: PairListBuffers): Promise<[number, number, numb
   return [await read(list.counter), await read(list.candidateCount), await read(list.stackOverflows)];
 }
 
-function unpackHits(bytes: ArrayBuffer, n: number): ClosestHits {
-  const f = new Float32Array(bytes);
-  const u = new Uint32Array(bytes);
-  const s = HIT.SIZE / 4;
-  const box = new Int32Array(n);
-  const t = new Float32Array(n);
-  const face = new Uint8Array(n);
-  const inside = new Uint8Array(n);
-  for (let r = 0; r < n; r++) {
-    const b = u[r * s + HIT.BOX / 4]!;
-    box[r] = b === NO_BOX ? -1 : b;
-    t[r] = b === NO_BOX ? Infinity : f[r * s + HIT.T / 4]!;
-    face[r] = u[r * s + HIT.FACE / 4]! & 0xff;
-    inside[r] = u[r * s + HIT.FLAGS / 4]! & 2 ? 1 : 0;
-  }
-  return { count: n, box, t, face, inside };
-}
 
 /** Six planes (n into the region, d) of the box x ∈ [−30, 40], y ∈ [−20, 50], z ∈ [−5, 5]: part of the animated ring. */
 const CULL_PLANES: Plane[] = [[1, 0, 0, 30], [-1, 0, 0, 40], [0, 1, 0, 20], [0, -1, 0, 50], [0, 0, 1, 5], [0, 0, -1, 5]];

@@ -9,11 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boxArrayFrom, linearElevations, type BoxArray, type BoxMotion, type LidarDescription, type LidarPose, type ObbGpu } from '../../src/index.ts';
-import { compareLidarSweep, mulberry32, randomBoxes } from '../../src/judge/index.ts';
+import { compareLidarSweep, mulberry32 } from '../../src/judge/index.ts';
 import { compareLidarIntensity } from '../../src/compare/lidar.ts';
 import { lidarPreset } from '../../src/lidar/index.ts';
 import { lidarSweepReference } from '../../src/reference/index.ts';
-import { expectClean, openNodeGpu, scoped } from './shared.ts';
+import { expectClean, openNodeGpu, scoped, street } from './shared.ts';
 
 let gpu: ObbGpu;
 beforeAll(async () => {
@@ -25,15 +25,6 @@ afterAll(() => {
 
 const deg = Math.PI / 180;
 
-/** Random boxes in a ring 2–40 m around `offset`, their centres within ±3 m of its height. */
-function street(n: number, seed: number, offset: readonly [number, number, number]): BoxArray {
-  const rnd = mulberry32(seed);
-  const boxes = randomBoxes(n, rnd, { extent: 40, offset: [offset[0], offset[1], offset[2]], halfMin: 0.3, halfMax: 2.5 });
-  for (let i = 0; i < n; i++) {
-    boxes.data[i * 15 + 2] = offset[2] + (rnd() - 0.5) * 6;
-  }
-  return boxes;
-}
 
 function differing(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let n = 0;

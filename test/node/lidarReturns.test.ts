@@ -6,13 +6,13 @@
  * of it and answers as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linearElevations, type BoxArray, type LidarDescription, type LidarPose, type ObbGpu } from '../../src/index.ts';
-import { compareLidarSweep, mulberry32, randomBoxes } from '../../src/judge/index.ts';
+import { linearElevations, type LidarDescription, type LidarPose, type ObbGpu } from '../../src/index.ts';
+import { compareLidarSweep, mulberry32 } from '../../src/judge/index.ts';
 import { compareLidarIntensity, compareLidarReturns } from '../../src/compare/lidar.ts';
 import { lidarIntensity } from '../../src/core/lidar.ts';
 import { lidarSweepReference } from '../../src/reference/index.ts';
 import { gaussianOf, pcg4d } from '../../src/reference/lidar.ts';
-import { expectClean, openNodeGpu, scoped } from './shared.ts';
+import { expectClean, openNodeGpu, scoped, street } from './shared.ts';
 
 let gpu: ObbGpu;
 beforeAll(async () => {
@@ -24,15 +24,6 @@ afterAll(() => {
 
 const deg = Math.PI / 180;
 
-/** Random boxes in a ring 2–40 m around `offset`, their centres within ±3 m of its height. */
-function street(n: number, seed: number, offset: readonly [number, number, number]): BoxArray {
-  const rnd = mulberry32(seed);
-  const boxes = randomBoxes(n, rnd, { extent: 40, offset: [offset[0], offset[1], offset[2]], halfMin: 0.3, halfMax: 2.5 });
-  for (let i = 0; i < n; i++) {
-    boxes.data[i * 15 + 2] = offset[2] + (rnd() - 0.5) * 6;
-  }
-  return boxes;
-}
 
 /** Reflectivities in [0.05, 0.95] and classes 0..9, seeded. */
 function materialsOf(n: number, seed: number): { reflectivity: number[]; classId: number[] } {

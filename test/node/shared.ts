@@ -8,7 +8,8 @@
  * fails: these tests never skip.
  */
 import { expect } from 'vitest';
-import { type ObbGpu, type RayKernelTuning } from '../../src/index.ts';
+import { type BoxArray, type ObbGpu, type RayKernelTuning } from '../../src/index.ts';
+import { mulberry32, randomBoxes } from '../../src/judge/index.ts';
 import { formatComparison, type Comparison } from '../../src/judge/index.ts';
 import { createNodeGpu, driverFromEnv } from '../../src/node/runtime.ts';
 
@@ -66,4 +67,14 @@ export function expectClean(c: Comparison, maxAmbiguousFraction = 1, label = '')
   expect(c.mismatch, report).toBe(0);
   expect(c.agree + c.ambiguous).toBe(c.total);
   expect(c.ambiguous / Math.max(1, c.total)).toBeLessThanOrEqual(maxAmbiguousFraction);
+}
+
+/** Random boxes in a ring 2–40 m around `offset`, their centres within ±3 m of its height. */
+export function street(n: number, seed: number, offset: readonly [number, number, number]): BoxArray {
+  const rnd = mulberry32(seed);
+  const boxes = randomBoxes(n, rnd, { extent: 40, offset: [offset[0], offset[1], offset[2]], halfMin: 0.3, halfMax: 2.5 });
+  for (let i = 0; i < n; i++) {
+    boxes.data[i * 15 + 2] = offset[2] + (rnd() - 0.5) * 6;
+  }
+  return boxes;
 }
